@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// `switchboard`: administration from the command line. Each command group lives in src/cli/.
+import { Command } from 'commander';
+import { installAccountCommands } from '../src/cli/accounts.ts';
+import { installKeyCommands } from '../src/cli/keys.ts';
+import { VERSION } from '../src/runtime.ts';
+
+const program = new Command('switchboard')
+  .description('Switchboard administration')
+  .version(VERSION)
+  .showHelpAfterError();
+
+installAccountCommands(program);
+installKeyCommands(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const UserRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  created_at: z.string(),
+});
+export type UserRow = z.infer<typeof UserRow>;
+
+const UserWithHash = UserRow.extend({ password_hash: z.string() });
+
+export async function insertUser(
+  db: Db,
+  input: { id: string; name: string; email: string; passwordHash: string },
+): Promise<UserRow> {
+  return db.one(sql.type(UserRow)`
+    insert into users (id, name, email, password_hash)
+    values (${input.id}, ${input.name}, ${input.email}, ${input.passwordHash})
+    returning id, name, email, created_at
+  `);
+}
+
+export async function findUserByEmailWithHash(db: Db, email: string) {
+  return db.maybeOne(sql.type(UserWithHash)`
+    select id, name, email, created_at, password_hash from users where email = ${email}
+  `);
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`select id, name, email, created_at from users where id = ${id}`);
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`select id, name, email, created_at from users where email = ${email}`);
+}
+
+const FailureCount = z.object({ subject: z.string(), failures: z.number(), oldest: z.string().nullable() });
+
+/** Failures per subject within the window, with the oldest one (to compute Retry-After). */
+export async function countSigninFailures(db: Db, subjects: string[], windowMinutes: number) {
+  return db.any(sql.type(FailureCount)`
+    select subject, count(*)::int as failures, min(attempted_at) as oldest
+    from signin_failures
+    where subject = any(${sql.array(subjects, 'text')})
+      and attempted_at > now() - make_interval(mins => ${windowMinutes})
+    group by subject
+  `);
+}
+
+export async function recordSigninFailure(db: Db, subjects: string[]): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    insert into signin_failures (subject) select unnest(${sql.array(subjects, 'text')})
+  `);
+}
+
+export async function pruneSigninFailures(db: Db, windowMinutes: number): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    delete from signin_failures where attempted_at < now() - make_interval(mins => ${windowMinutes})
+  `);
+}

@@ -1,0 +1,16 @@
+// Every scope an API key can carry. Routes declare the one they need; a key never manages keys
+// or members (those routes declare no scope and so accept sessions only).
+export const SCOPES = [
+  'contacts:read',
+  'contacts:write',
+  'events:read',
+  'events:write',
+  'segments:read',
+  'segments:write',
+  'campaigns:read',
+  'campaigns:write',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,65 @@
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/pool.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { generateApiKey, hashApiKey, keyDisplayParts, maskKey } from './keyFormat.ts';
+import { type ApiKeyRow, insertApiKey, listLiveApiKeys, revokeApiKey } from './queries.ts';
+import type { Scope } from './scopes.ts';
+
+export type CreatedApiKey = {
+  id: string;
+  name: string;
+  key: string;
+  scopes: Scope[];
+  expiresAt?: string;
+  createdAt: string;
+};
+
+function expiry(row: ApiKeyRow) {
+  return row.expires_at ? { expiresAt: row.expires_at } : {};
+}
+
+export function toListedApiKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    key: maskKey(row.prefix, row.last4),
+    scopes: row.scopes as Scope[],
+    ...expiry(row),
+    lastUsedAt: row.last_used_at,
+    createdAt: row.created_at,
+  };
+}
+
+export async function createApiKey(
+  db: Db,
+  workspaceId: string,
+  input: { name: string; scopes: Scope[]; expiresAt?: string; createdBy: string | null },
+): Promise<CreatedApiKey> {
+  const key = generateApiKey();
+  const row = await insertApiKey(db, {
+    id: newId('apiKey'),
+    workspaceId,
+    name: input.name,
+    keyHash: hashApiKey(key),
+    ...keyDisplayParts(key),
+    scopes: input.scopes,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    createdBy: input.createdBy,
+  });
+  return {
+    id: row.id,
+    name: row.name,
+    key,
+    scopes: row.scopes as Scope[],
+    ...expiry(row),
+    createdAt: row.created_at,
+  };
+}
+
+export async function listApiKeys(db: Db, workspaceId: string) {
+  return (await listLiveApiKeys(db, workspaceId)).map(toListedApiKey);
+}
+
+export async function revokeKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
+  if (!(await revokeApiKey(db, workspaceId, keyId))) throw new NotFoundError('API key');
+}

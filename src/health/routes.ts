@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { sql } from '../db/pool.ts';
+import { openApiDocument } from '../http/openapi.ts';
+import { access, defineRoute } from '../http/route.ts';
+import { Timestamp } from '../http/validation.ts';
+
+const Health = z
+  .object({
+    status: z.enum(['ok', 'error']),
+    timestamp: Timestamp,
+    version: z.string(),
+  })
+  .openapi('Health');
+
+export const healthRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/health',
+    operationId: 'health.get',
+    summary: 'Service health: answers 503 when the database does not',
+    tags: ['Meta'],
+    access: access.public,
+    responses: {
+      200: { description: 'The service and its database answer', schema: Health },
+      503: { description: 'The database does not answer', schema: Health },
+    },
+    handler: async ({ app }) => {
+      let ok = true;
+      try {
+        await app.db.oneFirst(sql.type(z.object({ ok: z.number() }))`select 1 as ok`);
+      } catch (error) {
+        app.log.warn({ err: error }, 'health check: database did not answer');
+        ok = false;
+      }
+      return {
+        status: ok ? 200 : 503,
+        body: { status: ok ? 'ok' : 'error', timestamp: new Date().toISOString(), version: app.version },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/openapi',
+    operationId: 'openapi.get',
+    summary: 'This OpenAPI 3.1.0 document',
+    tags: ['Meta'],
+    access: access.public,
+    responses: { 200: { description: 'The OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
+    handler: async ({ app }) => ({
+      status: 200,
+      body: openApiDocument({ version: app.version, serverUrl: app.config.PUBLIC_URL }),
+    }),
+  }),
+];

@@ -1,0 +1,132 @@
+// Assembles the Express application: request ids and logs, content-type and cross-site checks,
+// JSON parsing, sessions, every feature's routes, pages, and problem+json for everything else.
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { redactUrl } from '../log.ts';
+import type { AppContext } from './context.ts';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, UnsupportedMediaTypeError } from './errors.ts';
+import { installPages } from './pages.ts';
+import { problemMiddleware, sendProblem } from './problem.ts';
+import type { RouteDefinition } from './route.ts';
+import { allRoutes } from './routes.ts';
+import { createSessionMiddleware, enforceSessionLifetime } from './session.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BODY_LIMIT = '1mb';
+
+function requestIdAndLog(app: AppContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      app.log.info(
+        { reqId: req.id, method: req.method, url: redactUrl(req.originalUrl), status: res.statusCode, ms },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.get('content-length');
+  return (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
+}
+
+function usesApiKey(req: Request): boolean {
+  return req.get('authorization') !== undefined || typeof req.query?.key === 'string';
+}
+
+/** JSON only; and a browser's cross-site request may not change anything (CSRF). */
+function requestGuards(app: AppContext) {
+  const publicOrigin = app.config.PUBLIC_URL ? new URL(app.config.PUBLIC_URL).origin : null;
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (SAFE_METHODS.has(req.method)) return next();
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+      return sendProblem(res, new UnsupportedMediaTypeError(), req.id);
+    }
+    // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie.
+    if (usesApiKey(req) || req.path.startsWith('/webhooks/inbound/')) return next();
+    const fetchSite = req.get('sec-fetch-site');
+    const origin = req.get('origin');
+    const ownOrigin = publicOrigin ?? `${req.protocol}://${req.get('host')}`;
+    if (
+      (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') ||
+      (origin && origin !== ownOrigin)
+    ) {
+      return sendProblem(
+        res,
+        new ForbiddenError('Cross-site requests may not change anything.', 'cross-site-request'),
+        req.id,
+      );
+    }
+    next();
+  };
+}
+
+/** Static path segments before parameters, so /webhooks/deliveries wins over /webhooks/{id}. */
+function bySpecificity(a: RouteDefinition, b: RouteDefinition): number {
+  const key = (route: RouteDefinition) =>
+    route.path
+      .split('/')
+      .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+      .join('');
+  return key(a).localeCompare(key(b));
+}
+
+function pathPattern(route: RouteDefinition): RegExp {
+  return new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+}
+
+function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[]) {
+  for (const route of [...routes].sort(bySpecificity)) {
+    app[route.method](route.expressPath, (req, res) => route.run(context, req, res));
+  }
+  const patterns = routes.map((route) => ({ route, pattern: pathPattern(route) }));
+  // Unknown /api paths: 405 with Allow when the path exists with other methods, else 404.
+  app.use('/api', (req: Request, res: Response) => {
+    const fullPath = req.originalUrl.split('?')[0];
+    const allowed = patterns.filter(({ pattern }) => pattern.test(fullPath)).map(({ route }) => route.method);
+    if (allowed.length > 0) {
+      const methods = [...new Set(allowed)].map((method) => method.toUpperCase());
+      return sendProblem(res, new MethodNotAllowedError(req.method, methods), req.id);
+    }
+    sendProblem(res, new NotFoundError('Route', `No route ${req.method} ${fullPath}.`), req.id);
+  });
+}
+
+export function createApp(context: AppContext) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', context.config.trustProxy ? 1 : false);
+  app.set('query parser', 'simple');
+  app.use(requestIdAndLog(context));
+
+  const sessions = createSessionMiddleware(context.config, context.databaseUrl);
+  app.use(sessions.middleware, enforceSessionLifetime(context.config));
+
+  app.use(
+    '/api',
+    requestGuards(context),
+    express.json({
+      limit: BODY_LIMIT,
+      type: ['application/json', 'application/*+json'],
+      verify: (req, _res, buffer) => {
+        (req as Request).rawBody = buffer;
+      },
+    }),
+  );
+  mountRoutes(app, context, allRoutes());
+
+  installPages(app, context);
+  app.use((req: Request, res: Response) => {
+    sendProblem(res, new NotFoundError('Page', `Nothing at ${req.method} ${req.path}.`), req.id);
+  });
+  app.use(problemMiddleware(context.log));
+  return { app, close: sessions.close };
+}

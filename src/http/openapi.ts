@@ -1,0 +1,70 @@
+// The OpenAPI registry. Routes register themselves through `defineRoute`, so the document served
+// at /api/openapi is generated from the same zod schemas that validate requests: it cannot drift.
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+extendZodWithOpenApi(z);
+
+export const registry = new OpenAPIRegistry();
+
+export const SESSION_COOKIE = 'sb.sid';
+
+registry.registerComponent('securitySchemes', 'sessionCookie', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: SESSION_COOKIE,
+  description: 'Session cookie set by POST /api/auth/signin or the sign-in page at /auth/signin.',
+});
+registry.registerComponent('securitySchemes', 'bearerKey', {
+  type: 'http',
+  scheme: 'bearer',
+  description: 'A workspace API key (`sb_…`) as `Authorization: Bearer <key>`.',
+});
+registry.registerComponent('securitySchemes', 'keyQuery', {
+  type: 'apiKey',
+  in: 'query',
+  name: 'key',
+  description: 'A workspace API key as the `key` query parameter, for simple integrations.',
+});
+
+export const ProblemSchema = registry.register(
+  'Problem',
+  z
+    .object({
+      type: z.string().openapi({ example: 'urn:switchboard:problem:validation-error' }),
+      title: z.string().openapi({ example: 'Invalid request' }),
+      status: z.number().int().openapi({ example: 400 }),
+      detail: z.string(),
+      instance: z.string().optional(),
+      requestId: z.string().optional(),
+      errors: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .openapi({ description: 'Present on validation errors: one entry per invalid field.' }),
+    })
+    .openapi({ description: 'An RFC 9457 problem details object, sent as application/problem+json.' }),
+);
+
+type DocumentOptions = { version: string; serverUrl?: string };
+
+let cached: { key: string; document: object } | undefined;
+
+export function openApiDocument(options: DocumentOptions): object {
+  const key = `${options.version}|${options.serverUrl ?? ''}|${registry.definitions.length}`;
+  if (cached?.key === key) return cached.document;
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard API',
+      version: options.version,
+      description:
+        'Multi-channel customer messaging and campaigns: contacts, events, segments, lead scores, ' +
+        'campaigns and signed webhooks. Errors are RFC 9457 problem+json. Timestamps are ISO 8601 UTC ' +
+        'with milliseconds.',
+    },
+    servers: options.serverUrl ? [{ url: options.serverUrl }] : undefined,
+  });
+  cached = { key, document };
+  return document;
+}

@@ -1,0 +1,108 @@
+// Who is calling, and may they call this route? A request authenticates with an API key
+// (`Authorization: Bearer <key>` or `?key=<key>`) or with the session cookie. Workspace routes
+// then check membership (sessions) or that the key belongs to the workspace and has the scope.
+import type { Request } from 'express';
+import { z } from 'zod';
+import { hashApiKey, isWellFormedApiKey } from '../apiKeys/keyFormat.ts';
+import { findLiveApiKeyByHash, touchApiKeyLastUsed } from '../apiKeys/queries.ts';
+import { sql } from '../db/pool.ts';
+import type { AppContext } from './context.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
+import type { Access } from './route.ts';
+
+export type Role = 'ADMIN' | 'MEMBER';
+
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'session'; userId: string; role: Role | null }
+  | { kind: 'key'; keyId: string; scopes: readonly string[] };
+
+export type Authenticated = { principal: Principal; workspaceId: string };
+
+const BAD_KEY = 'The API key is malformed, revoked, expired or not valid for this workspace.';
+
+/** The key presented on the request, if any. A non-Bearer Authorization header is an error. */
+export function presentedKey(req: Request): string | null {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new UnauthorizedError('Send the API key as `Authorization: Bearer <key>`.');
+    return match[1];
+  }
+  const fromQuery = req.query?.key;
+  if (fromQuery === undefined) return null;
+  if (typeof fromQuery !== 'string') throw new UnauthorizedError(BAD_KEY);
+  return fromQuery;
+}
+
+// last_used_at is written at most once a minute per key; this map spares even the conditional
+// UPDATE on a hot key. Losing it (restart, another process) only costs one extra UPDATE.
+const lastTouched = new Map<string, number>();
+
+function touchLater(app: AppContext, keyId: string): void {
+  const now = Date.now();
+  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
+  lastTouched.set(keyId, now);
+  touchApiKeyLastUsed(app.db, keyId).catch((error) =>
+    app.log.warn({ err: error, keyId }, 'last_used_at update failed'),
+  );
+}
+
+async function authenticateKey(app: AppContext, key: string, rule: Access, workspaceId: string) {
+  if (!isWellFormedApiKey(key)) throw new UnauthorizedError(BAD_KEY);
+  const row = await findLiveApiKeyByHash(app.db, hashApiKey(key));
+  if (!row || rule.kind !== 'workspace' || row.workspace_id !== workspaceId) {
+    if (row && rule.kind === 'user')
+      throw new ForbiddenError('This route needs a signed-in session; API keys are not accepted.');
+    throw new UnauthorizedError(BAD_KEY);
+  }
+  touchLater(app, row.id);
+  if (rule.scope === null) {
+    throw new ForbiddenError(
+      'API keys cannot use this route: it needs a signed-in session.',
+      'session-required',
+    );
+  }
+  if (!row.scopes.includes(rule.scope)) {
+    throw new ForbiddenError(
+      `The API key lacks the scope \`${rule.scope}\` that this route needs.`,
+      'missing-scope',
+    );
+  }
+  return { kind: 'key', keyId: row.id, scopes: row.scopes } as const;
+}
+
+const RoleRow = z.object({ role: z.enum(['ADMIN', 'MEMBER']) });
+
+async function membershipRole(app: AppContext, workspaceId: string, userId: string): Promise<Role | null> {
+  return app.db.maybeOneFirst(sql.type(RoleRow)`
+    select role from memberships where workspace_id = ${workspaceId} and user_id = ${userId}
+  `);
+}
+
+async function authenticateSession(app: AppContext, req: Request, rule: Access, workspaceId: string) {
+  const userId = req.session?.userId;
+  if (!userId) throw new UnauthorizedError('Sign in first (POST /api/auth/signin), or send an API key.');
+  if (rule.kind !== 'workspace') return { kind: 'session', userId, role: null } as const;
+  const role = await membershipRole(app, workspaceId, userId);
+  if (!role) throw new NotFoundError('Workspace');
+  if (rule.admin && role !== 'ADMIN') {
+    throw new ForbiddenError('Only workspace ADMINs may do this.', 'admin-required');
+  }
+  return { kind: 'session', userId, role } as const;
+}
+
+export async function authenticate(app: AppContext, req: Request, rule: Access): Promise<Authenticated> {
+  const workspaceId = typeof req.params?.workspaceId === 'string' ? req.params.workspaceId : '';
+  if (rule.kind === 'public') return { principal: { kind: 'anonymous' }, workspaceId };
+  const key = presentedKey(req);
+  const principal = key
+    ? await authenticateKey(app, key, rule, workspaceId)
+    : await authenticateSession(app, req, rule, workspaceId);
+  return { principal, workspaceId };
+}
+
+/** The acting user's id when the caller is a session (for audit columns such as created_by). */
+export function actingUserId(principal: Principal): string | null {
+  return principal.kind === 'session' ? principal.userId : null;
+}

@@ -1,0 +1,85 @@
+// Renders every error as RFC 9457 problem+json. Known errors keep their status and message;
+// body-parser failures become 400/413/415; anything else is logged with its cause and answered
+// with a bare 500 that carries no stack trace or SQL.
+import type { NextFunction, Request, Response } from 'express';
+import { SchemaValidationError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import type { Logger } from '../log.ts';
+import {
+  AppError,
+  BadRequestError,
+  ConflictError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from './errors.ts';
+
+export const PROBLEM_TYPE_PREFIX = 'urn:switchboard:problem:';
+
+type BodyParserError = Error & { type?: string; status?: number };
+
+function fromBodyParser(error: BodyParserError): AppError | null {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new BadRequestError('The request body is not valid JSON.', 'malformed-json');
+    case 'entity.too.large':
+      return new PayloadTooLargeError('1 MB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError();
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new BadRequestError('The request body could not be read.');
+    default:
+      return null;
+  }
+}
+
+export function toAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof UniqueIntegrityConstraintViolationError) {
+    // Services map the constraints they expect; one that slips through is still a conflict, not a 500.
+    return new ConflictError('A resource with these unique values already exists.');
+  }
+  if (error instanceof Error && 'type' in error) return fromBodyParser(error as BodyParserError);
+  return null;
+}
+
+export function sendProblem(res: Response, error: AppError, requestId?: string): void {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res
+    .status(error.status)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: PROBLEM_TYPE_PREFIX + error.code,
+        title: error.title,
+        status: error.status,
+        detail: error.message,
+        ...(requestId ? { requestId } : {}),
+        ...error.extra,
+      }),
+    );
+}
+
+export function problemMiddleware(log: Logger) {
+  return (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const known = toAppError(error);
+    if (known) return sendProblem(res, known, req.id);
+    const detail = error instanceof SchemaValidationError ? { issues: error.issues, sql: error.sql } : {};
+    log.error({ err: error, ...detail, reqId: req.id, method: req.method }, 'unhandled error');
+    res
+      .status(500)
+      .type('application/problem+json')
+      .send(
+        JSON.stringify({
+          type: `${PROBLEM_TYPE_PREFIX}internal`,
+          title: 'Internal server error',
+          status: 500,
+          detail:
+            'Something went wrong on our side. It has been logged; quote the requestId when you report it.',
+          requestId: req.id,
+        }),
+      );
+  };
+}

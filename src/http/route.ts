@@ -1,0 +1,197 @@
+// Define each route once: the same object registers the operation in the OpenAPI document and
+// mounts its validating Express handler. Handlers receive parsed input and an authenticated
+// principal, and return `{ status, body }`; they never touch `res` except for special cases.
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Scope } from '../apiKeys/scopes.ts';
+import type { AppContext } from './context.ts';
+import { ValidationError } from './errors.ts';
+import { ProblemSchema, registry } from './openapi.ts';
+import { authenticate, type Principal } from './principal.ts';
+import { zodIssuesToFieldErrors } from './validation.ts';
+
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'user' }
+  /** scope: what an API key needs (null: keys refused); admin: sessions need the ADMIN role. */
+  | { kind: 'workspace'; scope: Scope | null; admin: boolean };
+
+export const access = {
+  public: { kind: 'public' } as Access,
+  user: { kind: 'user' } as Access,
+  workspace: (scope: Scope | null, options: { admin?: boolean } = {}): Access => ({
+    kind: 'workspace',
+    scope,
+    admin: options.admin ?? false,
+  }),
+};
+
+export type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type HandlerContext<P, Q, B> = {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+  principal: Principal;
+  /** Set on workspace routes: the workspace the principal was authorised for. */
+  workspaceId: string;
+  app: AppContext;
+  req: Request;
+  res: Response;
+};
+
+export type ResponseSpec = { description: string; schema?: Schema; contentType?: string };
+
+export type RouteSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+> = {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI-style path: /api/workspaces/{workspaceId}/contacts */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** When false, an absent body is parsed as {}. */
+  bodyRequired?: boolean;
+  responses: Record<number, ResponseSpec>;
+  /** Further error statuses this route can answer with, and when. */
+  errors?: Record<number, string>;
+  handler: (context: HandlerContext<P, Q, B>) => Promise<Reply>;
+};
+
+export type RouteDefinition = {
+  method: RouteSpec<Schema, Schema, Schema>['method'];
+  path: string;
+  expressPath: string;
+  run: (app: AppContext, req: Request, res: Response) => Promise<void>;
+};
+
+function parseWith<S extends Schema>(schema: S | undefined, value: unknown, location: string) {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(zodIssuesToFieldErrors(result.error.issues, location));
+  return result.data;
+}
+
+function checkResponse(spec: RouteSpec<never, never, never>, reply: Reply, app: AppContext) {
+  // Outside production every response is held against its documented schema, so a handler that
+  // drifts from the OpenAPI document fails the tests instead of surprising a client.
+  if (app.config.NODE_ENV === 'production') return;
+  const documented = spec.responses[reply.status];
+  if (!documented)
+    throw new Error(`${spec.operationId} answered ${reply.status}, which it does not document`);
+  if (!documented.schema) return;
+  const result = documented.schema.safeParse(reply.body);
+  if (!result.success) {
+    throw new Error(
+      `${spec.operationId} ${reply.status} body does not match its schema: ${result.error.message}`,
+    );
+  }
+}
+
+const DEFAULT_ERRORS: Record<number, string> = {
+  400: 'The request is invalid (problem+json lists each field).',
+  401: 'No credentials, or a bad, revoked or expired API key, or an expired session.',
+  403: 'Authenticated, but the API key lacks the scope or the member lacks the role; or a cross-site request.',
+  404: 'The workspace or resource does not exist or is not yours.',
+  413: 'The request body is larger than 1 MB.',
+  415: 'The request body is not application/json.',
+};
+
+function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
+  const statuses = new Set<number>([400]);
+  if (spec.access.kind !== 'public') statuses.add(401);
+  if (spec.access.kind === 'workspace') {
+    statuses.add(403);
+    statuses.add(404);
+  }
+  if (spec.body) {
+    statuses.add(413);
+    statuses.add(415);
+  }
+  const errors: Record<string, { description: string; content: object }> = {};
+  const extra = spec.errors ?? {};
+  for (const status of [...statuses, ...Object.keys(extra).map(Number)]) {
+    errors[status] = {
+      description: extra[status] ?? DEFAULT_ERRORS[status],
+      content: { 'application/problem+json': { schema: ProblemSchema } },
+    };
+  }
+  return errors;
+}
+
+function security(accessRule: Access): Record<string, string[]>[] {
+  if (accessRule.kind === 'public') return [];
+  if (accessRule.kind === 'user' || accessRule.scope === null) return [{ sessionCookie: [] }];
+  return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
+}
+
+function describeAccess(accessRule: Access): string {
+  if (accessRule.kind === 'public') return 'No authentication.';
+  if (accessRule.kind === 'user') return 'Requires a signed-in session.';
+  const who = accessRule.admin ? 'a session with the ADMIN role' : 'a session of any member';
+  const key = accessRule.scope
+    ? `, or an API key with scope \`${accessRule.scope}\``
+    : ' (API keys are refused)';
+  return `Requires ${who}${key}.`;
+}
+
+function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
+  const responses: Record<string, object> = {};
+  for (const [status, response] of Object.entries(spec.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.schema
+        ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+        : {}),
+    };
+  }
+  registry.registerPath({
+    method: spec.method,
+    path: spec.path,
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: [spec.description, describeAccess(spec.access)].filter(Boolean).join('\n\n'),
+    tags: spec.tags,
+    security: security(spec.access),
+    request: {
+      params: spec.params as never,
+      query: spec.query as never,
+      body: spec.body
+        ? { required: spec.bodyRequired !== false, content: { 'application/json': { schema: spec.body } } }
+        : undefined,
+    },
+    responses: { ...responses, ...documentedErrors(spec) },
+  });
+}
+
+export function defineRoute<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): RouteDefinition {
+  register(spec as never);
+  const run = async (app: AppContext, req: Request, res: Response) => {
+    const principalAndWorkspace = await authenticate(app, req, spec.access);
+    const params = parseWith(spec.params, req.params, 'path') as Out<P>;
+    const query = parseWith(spec.query, req.query ?? {}, 'query') as Out<Q>;
+    const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
+    const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
+    const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
+    checkResponse(spec as never, reply, app);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.body === undefined) res.status(reply.status).end();
+    else res.status(reply.status).json(reply.body);
+  };
+  return { method: spec.method, path: spec.path, expressPath: spec.path.replace(/\{(\w+)\}/g, ':$1'), run };
+}

@@ -1,0 +1,11 @@
+// Every feature's routes, mounted by app.ts and described in the OpenAPI document.
+// A new feature adds its list here.
+import { accountRoutes } from '../accounts/routes.ts';
+import { apiKeyRoutes } from '../apiKeys/routes.ts';
+import { healthRoutes } from '../health/routes.ts';
+import { workspaceRoutes } from '../workspaces/routes.ts';
+import type { RouteDefinition } from './route.ts';
+
+export function allRoutes(): RouteDefinition[] {
+  return [...healthRoutes, ...accountRoutes, ...workspaceRoutes, ...apiKeyRoutes];
+}

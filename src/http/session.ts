@@ -1,0 +1,103 @@
+// Cookie sessions in PostgreSQL (express-session + connect-pg-simple, table `sessions`).
+// The cookie is HttpOnly, SameSite=Lax and Secure in production. Idle and absolute lifetimes are
+// enforced here rather than by rolling the cookie, so an active session costs at most one write a
+// minute instead of one per request.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import connectPgSimple from 'connect-pg-simple';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import session from 'express-session';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { SESSION_COOKIE } from './openapi.ts';
+
+declare module 'express-session' {
+  interface SessionData {
+    userId: string;
+    createdAt: number;
+    lastSeenAt: number;
+  }
+}
+
+/** In production the secret must be configured; in development one is generated and kept. */
+export function sessionSecret(config: Config): string {
+  if (config.SESSION_SECRET) return config.SESSION_SECRET;
+  const file = path.join(config.DATA_DIR, 'session-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function createSessionMiddleware(config: Config, databaseUrl: string) {
+  const PgStore = connectPgSimple(session);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const store = new PgStore({
+    pool,
+    tableName: 'sessions',
+    disableTouch: true,
+    pruneSessionInterval: 15 * 60,
+    errorLog: () => {},
+  });
+  const middleware = session({
+    name: SESSION_COOKIE,
+    secret: sessionSecret(config),
+    store,
+    resave: false,
+    saveUninitialized: false,
+    proxy: config.trustProxy,
+    cookie: {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: config.NODE_ENV === 'production',
+      maxAge: config.SESSION_ABSOLUTE_TIMEOUT_HOURS * 3600_000,
+    },
+  });
+  return {
+    middleware,
+    close: async () => {
+      store.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Ends sessions past their idle or absolute lifetime; refreshes lastSeenAt once a minute. */
+export function enforceSessionLifetime(config: Config): RequestHandler {
+  const idleMs = config.SESSION_IDLE_TIMEOUT_MINUTES * 60_000;
+  const absoluteMs = config.SESSION_ABSOLUTE_TIMEOUT_HOURS * 3600_000;
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const data = req.session;
+    if (!data?.userId) return next();
+    const now = Date.now();
+    if (now - (data.lastSeenAt ?? 0) > idleMs || now - (data.createdAt ?? 0) > absoluteMs) {
+      data.destroy(() => next());
+      return;
+    }
+    if (now - (data.lastSeenAt ?? 0) > 60_000) data.lastSeenAt = now;
+    next();
+  };
+}
+
+/** Starts a fresh session for the user (a new id, so a planted session id cannot be reused). */
+export function signInSession(req: Request, userId: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    req.session.regenerate((error) => {
+      if (error) return reject(error);
+      const now = Date.now();
+      req.session.userId = userId;
+      req.session.createdAt = now;
+      req.session.lastSeenAt = now;
+      req.session.save((saveError) => (saveError ? reject(saveError) : resolve()));
+    });
+  });
+}
+
+export function signOutSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!req.session) return resolve();
+    req.session.destroy((error) => (error ? reject(error) : resolve()));
+  });
+}

@@ -1,0 +1,124 @@
+// Process wiring shared by bin/: database (DATABASE_URL or embedded), context, web server,
+// worker, and graceful shutdown on SIGTERM/SIGINT.
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config.ts';
+import { startEmbeddedDatabase } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { createDatabasePool } from './db/pool.ts';
+import { createApp } from './http/app.ts';
+import type { AppContext } from './http/context.ts';
+import { createBoss } from './jobs/boss.ts';
+import { allJobs, allWorkerServices, createQueues } from './jobs/registry.ts';
+import { createLogger, type Logger } from './log.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+export type Stoppable = { stop: () => Promise<void> };
+
+export async function resolveDatabase(config: Config, log: Logger): Promise<{ url: string } & Stoppable> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => {} };
+  const embedded = await startEmbeddedDatabase({
+    dataDir: config.DATA_DIR,
+    port: config.EMBEDDED_PG_PORT,
+    log: (message) => log.debug({ postgres: message.trim() }, 'embedded postgres'),
+  });
+  return embedded;
+}
+
+/** Applies SQL migrations and installs or upgrades the pg-boss schema. */
+export async function migrateAll(databaseUrl: string): Promise<string[]> {
+  const applied = await migrate(databaseUrl);
+  const boss = createBoss(databaseUrl, 'cli');
+  await boss.start();
+  await boss.stop({ graceful: false });
+  return applied;
+}
+
+export async function createContext(
+  config: Config,
+  databaseUrl: string,
+  role: 'web' | 'worker' | 'cli',
+  log = createLogger(config.LOG_LEVEL),
+): Promise<AppContext> {
+  const db = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  const boss = createBoss(databaseUrl, role);
+  boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
+  await boss.start();
+  const context: AppContext = { db, config, log, boss, version: VERSION, databaseUrl };
+  await createQueues(context);
+  return context;
+}
+
+export async function closeContext(context: AppContext): Promise<void> {
+  await context.boss.stop({ graceful: true, timeout: context.config.SHUTDOWN_TIMEOUT_MS, close: true });
+  await context.db.end();
+}
+
+export async function startWeb(
+  context: AppContext,
+  port = context.config.PORT,
+): Promise<Stoppable & { server: Server; port: number }> {
+  const { app, close } = createApp(context);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(port, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const stop = async () => {
+    // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), context.config.SHUTDOWN_TIMEOUT_MS - 2_000);
+    await closed;
+    clearTimeout(timer);
+    await close();
+  };
+  return { server, port: actualPort, stop };
+}
+
+export async function startWorker(context: AppContext): Promise<Stoppable> {
+  for (const job of allJobs()) {
+    await context.boss.work(job.name, job.work ?? {}, (jobs) => job.handler(context, jobs));
+    if (job.schedule) await context.boss.schedule(job.name, job.schedule.cron, job.schedule.data ?? {});
+  }
+  const services: Stoppable[] = [];
+  for (const service of allWorkerServices()) services.push(await service.start(context));
+  return {
+    stop: async () => {
+      await Promise.all(services.map((service) => service.stop()));
+      for (const job of allJobs()) await context.boss.offWork(job.name, { wait: true });
+    },
+  };
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or the timeout forces exit. */
+export function onShutdown(log: Logger, timeoutMs: number, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    stop()
+      .then(() => {
+        log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error) => {
+        log.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

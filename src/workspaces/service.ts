@@ -1,0 +1,84 @@
+import type { DatabasePool } from 'slonik';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { findUserByEmail } from '../accounts/queries.ts';
+import { normaliseEmail } from '../accounts/service.ts';
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/pool.ts';
+import { ConflictError, NotFoundError } from '../http/errors.ts';
+import type { Role } from '../http/principal.ts';
+import {
+  deleteMember,
+  findMember,
+  insertMember,
+  insertWorkspace,
+  lockAndCountAdmins,
+  type MemberRow,
+  updateMemberRole,
+  type WorkspaceWithRoleRow,
+} from './queries.ts';
+
+export type Workspace = { id: string; name: string; createdAt: string; role: Role };
+export type Member = { userId: string; name: string; email: string; role: Role; createdAt: string };
+
+export function toWorkspace(row: WorkspaceWithRoleRow): Workspace {
+  return { id: row.id, name: row.name, createdAt: row.created_at, role: row.role };
+}
+
+export function toMember(row: MemberRow): Member {
+  return { userId: row.user_id, name: row.name, email: row.email, role: row.role, createdAt: row.created_at };
+}
+
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; creatorId: string },
+): Promise<Workspace> {
+  return toWorkspace(
+    await insertWorkspace(db, {
+      id: newId('workspace'),
+      name: input.name.trim(),
+      creatorId: input.creatorId,
+    }),
+  );
+}
+
+export async function addMember(
+  db: Db,
+  workspaceId: string,
+  input: { email: string; role: Role },
+): Promise<Member> {
+  const user = await findUserByEmail(db, normaliseEmail(input.email));
+  if (!user) throw new NotFoundError('User', 'No user has this email. They must register first.');
+  try {
+    await insertMember(db, workspaceId, user.id, input.role);
+  } catch (error) {
+    if (error instanceof UniqueIntegrityConstraintViolationError) {
+      throw new ConflictError('This user is already a member of the workspace.', 'already-member');
+    }
+    throw error;
+  }
+  return toMember((await findMember(db, workspaceId, user.id))!);
+}
+
+const LAST_ADMIN = 'A workspace needs at least one ADMIN: promote another member first.';
+
+export async function changeMemberRole(pool: DatabasePool, workspaceId: string, userId: string, role: Role) {
+  return pool.transaction(async (tx) => {
+    const admins = await lockAndCountAdmins(tx, workspaceId);
+    const member = await findMember(tx, workspaceId, userId);
+    if (!member) throw new NotFoundError('Member');
+    if (member.role === 'ADMIN' && role !== 'ADMIN' && admins <= 1)
+      throw new ConflictError(LAST_ADMIN, 'last-admin');
+    await updateMemberRole(tx, workspaceId, userId, role);
+    return { ...toMember(member), role };
+  });
+}
+
+export async function removeMember(pool: DatabasePool, workspaceId: string, userId: string): Promise<void> {
+  await pool.transaction(async (tx) => {
+    const admins = await lockAndCountAdmins(tx, workspaceId);
+    const member = await findMember(tx, workspaceId, userId);
+    if (!member) throw new NotFoundError('Member');
+    if (member.role === 'ADMIN' && admins <= 1) throw new ConflictError(LAST_ADMIN, 'last-admin');
+    await deleteMember(tx, workspaceId, userId);
+  });
+}

@@ -1,0 +1,60 @@
+// The service under test, started once per run by the root hooks.
+import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
+import type { AppContext } from '../../src/http/context.ts';
+
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  SIGNIN_MAX_FAILURES_PER_EMAIL: '5',
+  SIGNIN_MAX_FAILURES_PER_IP: '1000',
+};
+
+type Running = {
+  baseUrl: string;
+  databaseUrl: string;
+  dataDir: string;
+  context: AppContext;
+  stop: () => Promise<void>;
+};
+
+let running: Running | undefined;
+
+export function server(): Running {
+  if (!running) throw new Error('the test server is not running (root hooks not loaded?)');
+  return running;
+}
+
+export async function startServer(dataDir: string): Promise<void> {
+  Object.assign(process.env, TEST_ENV, { DATA_DIR: dataDir });
+  const embedded = process.env.TEST_DATABASE_URL
+    ? { url: process.env.TEST_DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+  process.env.DATABASE_URL = embedded.url;
+  // Imported only now, so that configuration is parsed from the test environment above.
+  const { config } = await import('../../src/config.ts');
+  const runtime = await import('../../src/runtime.ts');
+  await runtime.migrateAll(embedded.url);
+  const context = await runtime.createContext(config(), embedded.url, 'worker');
+  const worker = await runtime.startWorker(context);
+  const web = await runtime.startWeb(context, 0);
+  running = {
+    baseUrl: `http://127.0.0.1:${web.port}`,
+    databaseUrl: embedded.url,
+    dataDir,
+    context,
+    stop: async () => {
+      await web.stop();
+      await worker.stop();
+      await runtime.closeContext(context);
+      await embedded.stop();
+    },
+  };
+}
+
+export async function stopServer(): Promise<void> {
+  await running?.stop();
+  running = undefined;
+}
