@@ -38,7 +38,12 @@ export class Client {
       body = JSON.stringify(options.json);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(server().baseUrl + path, { method, headers, body, redirect: 'manual' });
+    const response = await fetch(server().baseUrl + path, {
+      method,
+      headers,
+      body: body as BodyInit | undefined,
+      redirect: 'manual',
+    });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const [name, ...rest] = pair.split('=');
