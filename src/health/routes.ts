@@ -1,8 +1,32 @@
 import { z } from 'zod';
 import { sql } from '../db/pool.ts';
+import type { AppContext } from '../http/context.ts';
 import { openApiDocument } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { Timestamp } from '../http/validation.ts';
+
+// A load balancer needs an answer, not a hung request: a database that does not answer within this
+// time (a dead host, a full pool) counts as down.
+const DATABASE_TIMEOUT_MS = 2_000;
+
+async function databaseAnswers(app: AppContext): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), DATABASE_TIMEOUT_MS);
+  });
+  const query = app.db.oneFirst(sql.type(z.object({ ok: z.number() }))`select 1 as ok`).then(
+    () => true,
+    (error: unknown) => {
+      app.log.warn({ err: error }, 'health check: database did not answer');
+      return false;
+    },
+  );
+  try {
+    return await Promise.race([query, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const Health = z
   .object({
@@ -25,13 +49,7 @@ export const healthRoutes = [
       503: { description: 'The database does not answer', schema: Health },
     },
     handler: async ({ app }) => {
-      let ok = true;
-      try {
-        await app.db.oneFirst(sql.type(z.object({ ok: z.number() }))`select 1 as ok`);
-      } catch (error) {
-        app.log.warn({ err: error }, 'health check: database did not answer');
-        ok = false;
-      }
+      const ok = await databaseAnswers(app);
       return {
         status: ok ? 200 : 503,
         body: { status: ok ? 'ok' : 'error', timestamp: new Date().toISOString(), version: app.version },

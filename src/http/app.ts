@@ -4,12 +4,19 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { redactUrl } from '../log.ts';
 import type { AppContext } from './context.ts';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, UnsupportedMediaTypeError } from './errors.ts';
+import {
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from './errors.ts';
 import { installPages } from './pages.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
 import { allRoutes } from './routes.ts';
 import { createSessionMiddleware, enforceSessionLifetime } from './session.ts';
+import { findNulCharacter } from './validation.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -69,6 +76,18 @@ function requestGuards(app: AppContext) {
   };
 }
 
+/** NUL characters cannot be stored by PostgreSQL: a 400 naming where it is, never a 500. */
+function refuseNulCharacters(req: Request, res: Response, next: NextFunction) {
+  const [pathPart, queryPart = ''] = req.originalUrl.split('?');
+  const where = /%00/i.test(pathPart)
+    ? 'path'
+    : /%00/i.test(queryPart)
+      ? 'query'
+      : findNulCharacter(req.body, 'body');
+  if (!where) return next();
+  sendProblem(res, new ValidationError([{ path: where, message: 'must not contain NUL characters (\\u0000)' }]), req.id);
+}
+
 /** Static path segments before parameters, so /webhooks/deliveries wins over /webhooks/{id}. */
 function bySpecificity(a: RouteDefinition, b: RouteDefinition): number {
   const key = (route: RouteDefinition) =>
@@ -120,6 +139,7 @@ export function createApp(context: AppContext) {
         (req as Request).rawBody = buffer;
       },
     }),
+    refuseNulCharacters,
   );
   mountRoutes(app, context, allRoutes());
 

@@ -1,9 +1,8 @@
 // The OpenAPI registry. Routes register themselves through `defineRoute`, so the document served
 // at /api/openapi is generated from the same zod schemas that validate requests: it cannot drift.
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-
-extendZodWithOpenApi(z);
+import './zodOpenApi.ts';
 
 export const registry = new OpenAPIRegistry();
 

@@ -101,7 +101,9 @@ async function homePage(app: AppContext, req: Request, res: Response) {
 async function handleSignin(app: AppContext, req: Request, res: Response) {
   const token = csrfToken(req, res);
   const next = safeNext(req.body?.next);
-  const email = typeof req.body?.email === 'string' ? req.body.email : '';
+  // A NUL character cannot match any stored email (and PostgreSQL refuses it): treat it as unknown.
+  const typed = typeof req.body?.email === 'string' ? req.body.email : '';
+  const email = typed.includes('\u0000') ? '' : typed;
   const password = typeof req.body?.password === 'string' ? req.body.password : '';
   if (!validCsrf(req)) {
     return res

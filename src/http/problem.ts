@@ -1,6 +1,7 @@
 // Renders every error as RFC 9457 problem+json. Known errors keep their status and message;
 // body-parser failures become 400/413/415; anything else is logged with its cause and answered
 // with a bare 500 that carries no stack trace or SQL.
+import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { SchemaValidationError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { Logger } from '../log.ts';
@@ -34,14 +35,25 @@ function fromBodyParser(error: BodyParserError): AppError | null {
   }
 }
 
+/** Express's own client errors (http-errors style `status` 4xx), e.g. an undecodable path parameter. */
+function fromExpress(error: Error & { status?: unknown; expose?: unknown }): AppError | null {
+  if (error instanceof URIError && error.status === 400) {
+    return new BadRequestError('The URL is not validly percent-encoded.', 'malformed-url');
+  }
+  const status = error.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  return new AppError(status, 'client-error', STATUS_CODES[status] ?? 'Client error', 
+    error.expose === true ? error.message : 'The request could not be processed.');
+}
+
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UniqueIntegrityConstraintViolationError) {
     // Services map the constraints they expect; one that slips through is still a conflict, not a 500.
     return new ConflictError('A resource with these unique values already exists.');
   }
-  if (error instanceof Error && 'type' in error) return fromBodyParser(error as BodyParserError);
-  return null;
+  if (!(error instanceof Error)) return null;
+  return ('type' in error ? fromBodyParser(error as BodyParserError) : null) ?? fromExpress(error);
 }
 
 export function sendProblem(res: Response, error: AppError, requestId?: string): void {

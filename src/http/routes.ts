@@ -2,10 +2,27 @@
 // A new feature adds its list here.
 import { accountRoutes } from '../accounts/routes.ts';
 import { apiKeyRoutes } from '../apiKeys/routes.ts';
+import { campaignRoutes } from '../campaigns/routes.ts';
+import { contactRoutes } from '../contacts/routes.ts';
+import { eventRoutes } from '../events/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { scoringRoutes } from '../scoring/routes.ts';
+import { segmentRoutes } from '../segments/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { workspaceRoutes } from '../workspaces/routes.ts';
 import type { RouteDefinition } from './route.ts';
 
 export function allRoutes(): RouteDefinition[] {
-  return [...healthRoutes, ...accountRoutes, ...workspaceRoutes, ...apiKeyRoutes];
+  return [
+    ...healthRoutes,
+    ...accountRoutes,
+    ...workspaceRoutes,
+    ...apiKeyRoutes,
+    ...contactRoutes,
+    ...eventRoutes,
+    ...campaignRoutes,
+    ...segmentRoutes,
+    ...scoringRoutes,
+    ...webhookRoutes,
+  ];
 }

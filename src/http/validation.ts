@@ -2,6 +2,7 @@
 // small schemas that many routes share (ids, pages, booleans in query strings, timestamps).
 import { z } from 'zod';
 import type { FieldError } from './errors.ts';
+import './zodOpenApi.ts';
 
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], location: string): FieldError[] {
   return issues.map((issue) => {
@@ -47,4 +48,21 @@ export function paginated<T extends z.ZodType>(item: T) {
     limit: z.number().int(),
     total: z.number().int(),
   });
+}
+
+/**
+ * The path of the first string or key in a parsed value that contains a NUL character, which
+ * PostgreSQL text and jsonb cannot store; null when there is none. Checked once for every request
+ * so that no route answers 500 for it.
+ */
+export function findNulCharacter(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = `${path}.${key}`;
+    if (key.includes('\u0000')) return itemPath;
+    const found = findNulCharacter(item, itemPath);
+    if (found) return found;
+  }
+  return null;
 }

@@ -2,6 +2,9 @@
 // schedule) and/or long-running services (e.g. the webhook dispatcher); each is listed here.
 import type { Job, QueueOptions, WorkOptions } from 'pg-boss';
 import type { AppContext } from '../http/context.ts';
+import { scoringJobs } from '../scoring/jobs.ts';
+import { segmentJobs } from '../segments/jobs.ts';
+import { webhookDispatcher } from '../webhooks/dispatcher.ts';
 
 export type JobDefinition<T = unknown> = {
   /** Queue name, `feature.action`. */
@@ -20,11 +23,11 @@ export type WorkerService = {
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [];
+  return [...segmentJobs(), ...scoringJobs()];
 }
 
 export function allWorkerServices(): WorkerService[] {
-  return [];
+  return [webhookDispatcher];
 }
 
 /** Creates every queue (idempotent). Needed before any `send`, in web and worker alike. */

@@ -1,0 +1,146 @@
+// Ingest benchmark (issue 3). A workspace with 10 segments of mixed kinds, 5 scoring rules,
+// 3 active event-triggered campaigns and 10,000 contacts; 50 connections post single events
+// with an API key for 20 s, then the batch endpoint; beside a bare Express + pg route doing one
+// INSERT per request on the same database. Servers run in child processes so the load generator
+// does not share their event loop.
+//   npm run bench:ingest            (embedded PostgreSQL in a temporary directory)
+//   BENCH_SECONDS=5 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrateAll } from '../src/runtime.ts';
+import { type Setup, setUpWorkspace } from './ingestSetup.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CONNECTIONS = 50;
+const BATCH_SIZE = 1000;
+const BATCH_CONCURRENCY = 2;
+const SELF = fileURLToPath(import.meta.url);
+
+type Result = { requests: number; events: number; seconds: number; latencies: number[]; errors: number };
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
+}
+
+async function startChild(
+  kind: 'app' | 'baseline',
+  databaseUrl: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const script = path.join(path.dirname(SELF), kind === 'app' ? 'ingestApp.ts' : 'ingestBaseline.ts');
+  const child = fork(script, [], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** `concurrency` loops, each sending one request after another until the time is up. */
+async function load(
+  url: string,
+  concurrency: number,
+  next: () => { path: string; body: string; events: number },
+): Promise<Result> {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const result: Result = { requests: 0, events: 0, seconds: 0, latencies: [], errors: 0 };
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const request = next();
+      const sent = performance.now();
+      const response = await pool.request({
+        method: 'POST',
+        path: request.path,
+        body: request.body,
+        headers: { 'content-type': 'application/json' },
+      });
+      await response.body.text();
+      if (response.statusCode === 201) {
+        result.requests++;
+        result.events += request.events;
+        result.latencies.push(performance.now() - sent);
+      } else result.errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  result.seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  result.latencies.sort((a, b) => a - b);
+  return result;
+}
+
+function line(name: string, result: Result) {
+  const rate = result.events / result.seconds;
+  const p50 = percentile(result.latencies, 50).toFixed(1);
+  const p99 = percentile(result.latencies, 99).toFixed(1);
+  console.log(
+    `${name.padEnd(34)} ${rate.toFixed(0).padStart(8)} events/s   p50 ${p50.padStart(6)} ms   p99 ${p99.padStart(6)} ms` +
+      `   (${result.requests} requests, ${result.errors} errors)`,
+  );
+  return rate;
+}
+
+function singleEvent(setup: Setup, withKey: boolean) {
+  return () => {
+    const event = setup.randomEvent();
+    const query = withKey ? `?key=${setup.apiKey}` : '';
+    return {
+      path: `/api/workspaces/${setup.workspaceId}/events${query}`,
+      body: JSON.stringify(event),
+      events: 1,
+    };
+  };
+}
+
+function batch(setup: Setup) {
+  return () => ({
+    path: `/api/workspaces/${setup.workspaceId}/events/batch?key=${setup.apiKey}`,
+    body: JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, () => setup.randomEvent()) }),
+    events: BATCH_SIZE,
+  });
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-'));
+  const database = process.env.BENCH_DATABASE_URL
+    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+  const children: ChildProcess[] = [];
+  try {
+    await migrateAll(database.url);
+    const app = await startChild('app', database.url);
+    children.push(app.child);
+    const setup = await setUpWorkspace(app.url);
+    const baseline = await startChild('baseline', database.url);
+    children.push(baseline.child);
+    console.log(`${SECONDS} s per run, ${CONNECTIONS} connections; workspace: ${setup.summary}`);
+    const base = line(
+      'baseline: express + pg, 1 INSERT',
+      await load(baseline.url, CONNECTIONS, singleEvent(setup, false)),
+    );
+    const single = line(
+      'POST …/events (API key)',
+      await load(app.url, CONNECTIONS, singleEvent(setup, true)),
+    );
+    const batched = line(
+      `POST …/events/batch (${BATCH_SIZE}/request)`,
+      await load(app.url, BATCH_CONCURRENCY, batch(setup)),
+    );
+    console.log(`single / baseline = ${(single / base).toFixed(2)} (target ≥ 0.5)`);
+    console.log(
+      `batch = ${batched.toFixed(0)} events/s (target ≥ 20,000); batch / baseline = ${(batched / base).toFixed(1)}`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,104 @@
+// Enrollment at ingest: an active campaign whose trigger matches an event (type and `where` on its
+// metadata) or a segment the contact just entered enrolls the contact, as its reentry policy
+// allows. Callers hold the contacts' row locks, so the reentry check cannot race.
+import { newId } from '../db/ids.ts';
+import type { Tx } from '../db/pool.ts';
+import { emitMany } from '../outbox/emit.ts';
+import type { SegmentChange } from '../segments/evaluate.ts';
+import { type MetadataCondition, matchesMetadataConditions } from '../segments/rules.ts';
+import {
+  findActiveTriggeredCampaigns,
+  findEnrollmentHistory,
+  insertEnrollments,
+  type NewEnrollment,
+  type TriggeredCampaignRow,
+} from './enrollQueries.ts';
+
+export type TriggerEvent = { id: string; contactId: string; type: string; metadata: Record<string, unknown> };
+
+type Candidate = { campaign: TriggeredCampaignRow; contactId: string; eventId: string | null };
+
+function candidates(
+  campaigns: readonly TriggeredCampaignRow[],
+  events: TriggerEvent[],
+  entered: SegmentChange[],
+) {
+  const found: Candidate[] = [];
+  for (const event of events) {
+    for (const campaign of campaigns) {
+      if (campaign.trigger_event_type !== event.type) continue;
+      const where = campaign.trigger.where as MetadataCondition[] | undefined;
+      if (where && !matchesMetadataConditions(where, event.metadata)) continue;
+      found.push({ campaign, contactId: event.contactId, eventId: event.id });
+    }
+  }
+  for (const change of entered) {
+    for (const campaign of campaigns) {
+      if (campaign.trigger_segment_id === change.segmentId) {
+        found.push({ campaign, contactId: change.contactId, eventId: null });
+      }
+    }
+  }
+  return found;
+}
+
+/** never: once ever; after_completion: not while one is active; always: every time. */
+async function allowedByReentry(tx: Tx, workspaceId: string, found: Candidate[]) {
+  const history = await findEnrollmentHistory(
+    tx,
+    workspaceId,
+    [...new Set(found.map((candidate) => candidate.campaign.id))],
+    [...new Set(found.map((candidate) => candidate.contactId))],
+  );
+  const state = new Map(history.map((row) => [`${row.campaign_id} ${row.contact_id}`, row.active]));
+  return found.filter(({ campaign, contactId }) => {
+    const key = `${campaign.id} ${contactId}`;
+    const active = state.get(key);
+    const allowed =
+      campaign.reentry === 'always' ||
+      (campaign.reentry === 'never' && active === undefined) ||
+      (campaign.reentry === 'after_completion' && active !== true);
+    if (allowed) state.set(key, true);
+    return allowed;
+  });
+}
+
+export async function enrollForEvents(
+  tx: Tx,
+  workspaceId: string,
+  events: TriggerEvent[],
+  changes: SegmentChange[],
+): Promise<void> {
+  const entered = changes.filter((change) => change.change === 'entered');
+  if (events.length === 0 && entered.length === 0) return;
+  const campaigns = await findActiveTriggeredCampaigns(
+    tx,
+    workspaceId,
+    [...new Set(events.map((event) => event.type))],
+    [...new Set(entered.map((change) => change.segmentId))],
+  );
+  if (campaigns.length === 0) return;
+  const found = candidates(campaigns, events, entered);
+  if (found.length === 0) return;
+  const enrollments: NewEnrollment[] = (await allowedByReentry(tx, workspaceId, found)).map((candidate) => ({
+    id: newId('enrollment'),
+    campaign_id: candidate.campaign.id,
+    contact_id: candidate.contactId,
+    trigger_event_id: candidate.eventId,
+  }));
+  if (enrollments.length === 0) return;
+  await insertEnrollments(tx, workspaceId, enrollments);
+  await emitMany(
+    tx,
+    enrollments.map((row) => ({
+      workspaceId,
+      type: 'campaign.contact.enrolled' as const,
+      data: { campaignId: row.campaign_id, contactId: row.contact_id },
+    })),
+  );
+}
+
+/** For segment entries outside ingest: contact writes, merges, segment recomputation. */
+export async function enrollForSegmentChanges(tx: Tx, workspaceId: string, changes: SegmentChange[]) {
+  await enrollForEvents(tx, workspaceId, [], changes);
+}

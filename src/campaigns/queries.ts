@@ -1,0 +1,151 @@
+// SQL of campaign definitions and their enrollment lists.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const CampaignRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  trigger: z.record(z.string(), z.unknown()),
+  steps: z.array(z.record(z.string(), z.unknown())),
+  reentry: z.enum(['never', 'after_completion', 'always']),
+  status: z.enum(['draft', 'active', 'paused', 'archived']),
+  activated_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type CampaignRow = z.infer<typeof CampaignRow>;
+export type CampaignStatus = CampaignRow['status'];
+
+const columns = sql.fragment`id, name, trigger, steps, reentry, status, activated_at, created_at, updated_at`;
+
+export type CampaignDefinition = {
+  name: string;
+  trigger: { type: string; eventType?: string; segmentId?: string };
+  steps: unknown[];
+  reentry: string;
+};
+
+function triggerColumns(trigger: CampaignDefinition['trigger']) {
+  return {
+    eventType: trigger.type === 'event' ? (trigger.eventType ?? null) : null,
+    segmentId: trigger.type === 'segment_entered' ? (trigger.segmentId ?? null) : null,
+  };
+}
+
+export async function insertCampaign(db: Db, workspaceId: string, id: string, input: CampaignDefinition) {
+  const { eventType, segmentId } = triggerColumns(input.trigger);
+  return db.one(sql.type(CampaignRow)`
+    insert into campaigns (workspace_id, id, name, trigger, trigger_event_type, trigger_segment_id, steps, reentry)
+    values (${workspaceId}, ${id}, ${input.name}, ${sql.jsonb(input.trigger as never)}, ${eventType},
+            ${segmentId}, ${sql.jsonb(input.steps as never)}, ${input.reentry})
+    returning ${columns}
+  `);
+}
+
+export async function findCampaign(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+) {
+  return db.maybeOne(sql.type(CampaignRow)`
+    select ${columns} from campaigns where workspace_id = ${workspaceId} and id = ${id}
+    ${options.lock ? sql.fragment`for update` : sql.fragment``}
+  `);
+}
+
+export async function updateCampaignDefinition(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  input: Partial<CampaignDefinition>,
+) {
+  const sets = [sql.fragment`updated_at = now()`];
+  if (input.name !== undefined) sets.push(sql.fragment`name = ${input.name}`);
+  if (input.reentry !== undefined) sets.push(sql.fragment`reentry = ${input.reentry}`);
+  if (input.steps !== undefined) sets.push(sql.fragment`steps = ${sql.jsonb(input.steps as never)}`);
+  if (input.trigger !== undefined) {
+    const { eventType, segmentId } = triggerColumns(input.trigger);
+    sets.push(sql.fragment`trigger = ${sql.jsonb(input.trigger as never)}, trigger_event_type = ${eventType},
+      trigger_segment_id = ${segmentId}`);
+  }
+  return db.one(sql.type(CampaignRow)`
+    update campaigns set ${sql.join(sets, sql.fragment`, `)}
+    where workspace_id = ${workspaceId} and id = ${id}
+    returning ${columns}
+  `);
+}
+
+export async function setCampaignStatus(db: Db, workspaceId: string, id: string, status: CampaignStatus) {
+  return db.one(sql.type(CampaignRow)`
+    update campaigns set status = ${status}, updated_at = now(),
+      activated_at = case when ${status} = 'active' then now() else activated_at end
+    where workspace_id = ${workspaceId} and id = ${id}
+    returning ${columns}
+  `);
+}
+
+export async function deleteCampaignRow(db: Db, workspaceId: string, id: string) {
+  await db.query(
+    sql.typeAlias('void')`delete from campaigns where workspace_id = ${workspaceId} and id = ${id}`,
+  );
+}
+
+const Total = z.object({ total: z.number() });
+
+export async function listCampaigns(
+  db: Db,
+  workspaceId: string,
+  filter: { status?: CampaignStatus },
+  page: { page: number; limit: number },
+) {
+  const where = sql.join(
+    [
+      sql.fragment`workspace_id = ${workspaceId}`,
+      ...(filter.status ? [sql.fragment`status = ${filter.status}`] : []),
+    ],
+    sql.fragment` and `,
+  );
+  const rows = await db.any(sql.type(CampaignRow)`
+    select ${columns} from campaigns where ${where}
+    order by created_at desc, id desc limit ${page.limit} offset ${(page.page - 1) * page.limit}
+  `);
+  const total = await db.oneFirst(
+    sql.type(Total)`select count(*)::int as total from campaigns where ${where}`,
+  );
+  return { rows, total };
+}
+
+export const EnrollmentRow = z.object({
+  id: z.string(),
+  campaign_id: z.string(),
+  contact_id: z.string(),
+  status: z.enum(['active', 'completed', 'exited']),
+  current_step: z.number(),
+  trigger_event_id: z.string().nullable(),
+  enrolled_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+export type EnrollmentRow = z.infer<typeof EnrollmentRow>;
+
+export async function listEnrollments(
+  db: Db,
+  workspaceId: string,
+  campaignId: string,
+  filter: { status?: string; contactId?: string },
+  page: { page: number; limit: number },
+) {
+  const conditions = [sql.fragment`workspace_id = ${workspaceId}`, sql.fragment`campaign_id = ${campaignId}`];
+  if (filter.status) conditions.push(sql.fragment`status = ${filter.status}`);
+  if (filter.contactId) conditions.push(sql.fragment`contact_id = ${filter.contactId}`);
+  const where = sql.join(conditions, sql.fragment` and `);
+  const rows = await db.any(sql.type(EnrollmentRow)`
+    select id, campaign_id, contact_id, status, current_step, trigger_event_id, enrolled_at, completed_at
+    from enrollments where ${where}
+    order by enrolled_at desc, id desc limit ${page.limit} offset ${(page.page - 1) * page.limit}
+  `);
+  const total = await db.oneFirst(
+    sql.type(Total)`select count(*)::int as total from enrollments where ${where}`,
+  );
+  return { rows, total };
+}

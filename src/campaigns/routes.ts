@@ -1,0 +1,152 @@
+import { access, defineRoute } from '../http/route.ts';
+import { type Transition, transitionCampaign } from './lifecycle.ts';
+import {
+  CampaignPage,
+  CampaignParams,
+  CampaignSchema,
+  CreateCampaignBody,
+  EnrollmentPage,
+  ListCampaignsQuery,
+  ListEnrollmentsQuery,
+  UpdateCampaignBody,
+  WorkspaceParams,
+} from './schemas.ts';
+import {
+  createCampaign,
+  deleteCampaign,
+  listCampaignPage,
+  listEnrollmentPage,
+  requireCampaign,
+  toCampaign,
+  updateCampaign,
+} from './service.ts';
+
+const tags = ['Campaigns'];
+const base = '/api/workspaces/{workspaceId}/campaigns';
+const read = access.workspace('campaigns:read');
+const write = access.workspace('campaigns:write');
+
+const TRANSITIONS: Record<Transition, string> = {
+  activate: 'Activate a draft or paused campaign (emits campaign.started)',
+  pause: 'Pause an active campaign: its triggers stop enrolling',
+  resume: 'Resume a paused campaign (emits campaign.started)',
+  archive: 'Archive a campaign for good',
+};
+
+function transitionRoute(transition: Transition) {
+  return defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/${transition}`,
+    operationId: `campaigns.${transition}`,
+    summary: TRANSITIONS[transition],
+    tags,
+    access: write,
+    params: CampaignParams,
+    responses: { 200: { description: 'The campaign in its new status', schema: CampaignSchema } },
+    errors: { 409: 'The campaign is not in a status this transition applies to.' },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await app.db.transaction((tx) =>
+        transitionCampaign(tx, workspaceId, params.campaignId, transition),
+      ),
+    }),
+  });
+}
+
+export const campaignRoutes = [
+  defineRoute({
+    method: 'get',
+    path: base,
+    operationId: 'campaigns.list',
+    summary: 'List campaigns, newest first',
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    query: ListCampaignsQuery,
+    responses: { 200: { description: 'A page of campaigns', schema: CampaignPage } },
+    handler: async ({ app, workspaceId, query: { page, limit, ...filter } }) => ({
+      status: 200,
+      body: await listCampaignPage(app.db, workspaceId, filter, { page, limit }),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: base,
+    operationId: 'campaigns.create',
+    summary: 'Create a campaign (as a draft)',
+    tags,
+    access: write,
+    params: WorkspaceParams,
+    body: CreateCampaignBody,
+    responses: { 201: { description: 'The new draft campaign', schema: CampaignSchema } },
+    errors: { 404: 'The workspace, or the trigger.segmentId, does not exist here.' },
+    handler: async ({ app, workspaceId, body }) => ({
+      status: 201,
+      body: await createCampaign(app.db, workspaceId, body),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{campaignId}`,
+    operationId: 'campaigns.get',
+    summary: 'Get a campaign',
+    tags,
+    access: read,
+    params: CampaignParams,
+    responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: toCampaign(await requireCampaign(app.db, workspaceId, params.campaignId)),
+    }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: `${base}/{campaignId}`,
+    operationId: 'campaigns.update',
+    summary: 'Edit a campaign: any field of a draft, only the name of an active or paused one',
+    tags,
+    access: write,
+    params: CampaignParams,
+    body: UpdateCampaignBody,
+    responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
+    errors: {
+      404: 'The workspace, campaign or trigger.segmentId does not exist here.',
+      409: 'The campaign is archived, or running and the edit touches more than its name.',
+    },
+    handler: async ({ app, workspaceId, params, body }) => ({
+      status: 200,
+      body: await app.db.transaction((tx) => updateCampaign(tx, workspaceId, params.campaignId, body)),
+    }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: `${base}/{campaignId}`,
+    operationId: 'campaigns.delete',
+    summary: 'Delete a draft or archived campaign and its enrollments',
+    tags,
+    access: write,
+    params: CampaignParams,
+    responses: { 204: { description: 'Deleted' } },
+    errors: { 409: 'The campaign is active or paused: archive it first.' },
+    handler: async ({ app, workspaceId, params }) => {
+      await app.db.transaction((tx) => deleteCampaign(tx, workspaceId, params.campaignId));
+      return { status: 204 };
+    },
+  }),
+  ...(['activate', 'pause', 'resume', 'archive'] as const).map(transitionRoute),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{campaignId}/enrollments`,
+    operationId: 'campaigns.enrollments',
+    summary: "List a campaign's enrollments, newest first",
+    tags,
+    access: read,
+    params: CampaignParams,
+    query: ListEnrollmentsQuery,
+    responses: { 200: { description: 'A page of enrollments', schema: EnrollmentPage } },
+    handler: async ({ app, workspaceId, params, query: { page, limit, ...filter } }) => ({
+      status: 200,
+      body: await listEnrollmentPage(app.db, workspaceId, params.campaignId, filter, { page, limit }),
+    }),
+  }),
+];

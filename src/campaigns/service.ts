@@ -1,0 +1,122 @@
+// Campaign definitions: create, read, edit (drafts freely; running campaigns only their name),
+// delete (drafts and archived ones) and the paginated enrollment list.
+
+import { segmentExists } from '../contacts/queries.ts';
+import { newId } from '../db/ids.ts';
+import type { Db, Tx } from '../db/pool.ts';
+import { ConflictError, NotFoundError } from '../http/errors.ts';
+import {
+  type CampaignDefinition,
+  type CampaignRow,
+  type CampaignStatus,
+  deleteCampaignRow,
+  type EnrollmentRow,
+  findCampaign,
+  insertCampaign,
+  listCampaigns,
+  listEnrollments,
+  updateCampaignDefinition,
+} from './queries.ts';
+import type { CampaignTrigger } from './schemas.ts';
+
+export function toCampaign(row: CampaignRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    trigger: row.trigger as CampaignTrigger,
+    steps: row.steps as never[],
+    reentry: row.reentry,
+    status: row.status,
+    activatedAt: row.activated_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toEnrollment(row: EnrollmentRow) {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    contactId: row.contact_id,
+    status: row.status,
+    currentStep: row.current_step,
+    triggerEventId: row.trigger_event_id,
+    enrolledAt: row.enrolled_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** A segment trigger must name a segment of this workspace (404, like any unknown id). */
+async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigger | undefined) {
+  if (trigger?.type !== 'segment_entered') return;
+  if (!(await segmentExists(db, workspaceId, trigger.segmentId))) {
+    throw new NotFoundError('Segment', 'No segment in this workspace has trigger.segmentId.');
+  }
+}
+
+export async function createCampaign(db: Db, workspaceId: string, input: CampaignDefinition) {
+  await checkTrigger(db, workspaceId, input.trigger as CampaignTrigger);
+  return toCampaign(await insertCampaign(db, workspaceId, newId('campaign'), input));
+}
+
+export async function requireCampaign(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+) {
+  const row = await findCampaign(db, workspaceId, id, options);
+  if (!row) throw new NotFoundError('Campaign');
+  return row;
+}
+
+export async function listCampaignPage(
+  db: Db,
+  workspaceId: string,
+  filter: { status?: CampaignStatus },
+  page: { page: number; limit: number },
+) {
+  const { rows, total } = await listCampaigns(db, workspaceId, filter, page);
+  return { data: rows.map(toCampaign), page: page.page, limit: page.limit, total };
+}
+
+export async function updateCampaign(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  input: Partial<CampaignDefinition>,
+) {
+  const row = await requireCampaign(tx, workspaceId, id, { lock: true });
+  if (row.status === 'archived')
+    throw new ConflictError('An archived campaign cannot be edited.', 'campaign-archived');
+  const changesMoreThanName = Object.keys(input).some((field) => field !== 'name');
+  if (row.status !== 'draft' && changesMoreThanName) {
+    throw new ConflictError(
+      `A ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +
+        'Create a new campaign (or edit a draft) to change them.',
+      'campaign-not-draft',
+    );
+  }
+  await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger | undefined);
+  return toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input));
+}
+
+export async function deleteCampaign(tx: Tx, workspaceId: string, id: string) {
+  const row = await requireCampaign(tx, workspaceId, id, { lock: true });
+  if (row.status === 'active' || row.status === 'paused') {
+    throw new ConflictError('Archive the campaign before deleting it.', 'campaign-running');
+  }
+  await deleteCampaignRow(tx, workspaceId, id);
+}
+
+export async function listEnrollmentPage(
+  db: Db,
+  workspaceId: string,
+  campaignId: string,
+  filter: { status?: string; contactId?: string },
+  page: { page: number; limit: number },
+) {
+  await requireCampaign(db, workspaceId, campaignId);
+  const { rows, total } = await listEnrollments(db, workspaceId, campaignId, filter, page);
+  return { data: rows.map(toEnrollment), page: page.page, limit: page.limit, total };
+}

@@ -1,0 +1,39 @@
+// `switchboard segments refresh [--workspace W]`: re-evaluates segments with time windows now,
+// as the scheduled `segments.refresh` job does, and prints who entered and left.
+import type { Command } from 'commander';
+import { NotFoundError } from '../http/errors.ts';
+import { refreshSegments } from '../segments/jobs.ts';
+import { findWorkspaceById } from '../workspaces/queries.ts';
+import { print, run, table, withDatabase } from './context.ts';
+
+export function installSegmentCommands(program: Command) {
+  program
+    .command('segments')
+    .description('segments')
+    .command('refresh')
+    .description('re-evaluate segments whose rules use `within` (time windows) now')
+    .option('--workspace <id>', 'only this workspace')
+    .option('--json', 'machine-readable output')
+    .action(
+      run(async (options: { workspace?: string; json?: boolean }) => {
+        const results = await withDatabase(async ({ db }) => {
+          if (options.workspace && !(await findWorkspaceById(db, options.workspace))) {
+            throw new NotFoundError('Workspace', `No workspace ${options.workspace}.`);
+          }
+          return refreshSegments(db, options.workspace ?? null);
+        });
+        print(!!options.json, { segments: results }, () =>
+          results.length === 0
+            ? 'no segments with time windows'
+            : table(
+                results.map((result) => ({
+                  ...result,
+                  entered: result.entered.length,
+                  exited: result.exited.length,
+                })),
+                ['workspaceId', 'segmentId', 'entered', 'exited'],
+              ),
+        );
+      }),
+    );
+}

@@ -1,0 +1,58 @@
+// Set-based contact SQL for ingest: one statement finds (and locks) every contact a batch names,
+// one statement creates the missing ones.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import { ContactRow, contactColumns } from './queries.ts';
+
+export type Identifiers = { ids: string[]; emails: string[]; anonymousIds: string[] };
+
+const FoundRow = ContactRow.extend({ requested_id: z.string().nullable() });
+
+/**
+ * Every contact named by id (or by a live merge alias), email or anonymousId, locked in id order
+ * so that concurrent requests for the same contacts queue instead of deadlocking.
+ * `requested_id` is the alias that led to the row, when one did.
+ */
+export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
+  const ids = sql.array(identifiers.ids, 'text');
+  // One index lookup per identifier kind (a single OR across them scans the table).
+  return db.any(sql.type(FoundRow)`
+    with aliases as (
+      select alias_id, contact_id from contact_aliases
+      where workspace_id = ${workspaceId} and alias_id = any(${ids}) and expires_at > now()
+    ), wanted as (
+      select id from contacts where workspace_id = ${workspaceId} and id = any(${ids})
+      union select contact_id from aliases
+      union select id from contacts
+        where workspace_id = ${workspaceId} and email = any(${sql.array(identifiers.emails, 'text')})
+      union select id from contacts
+        where workspace_id = ${workspaceId} and anonymous_id = any(${sql.array(identifiers.anonymousIds, 'text')})
+    )
+    select ${contactColumns}, a.alias_id as requested_id
+    from contacts c left join aliases a on a.contact_id = c.id
+    where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
+    order by c.id
+    for update of c
+  `);
+}
+
+export type NewContact = {
+  id: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  anonymous_id: string | null;
+};
+
+/** Inserts the contacts; one that lost a race for its email or anonymousId is skipped. */
+export async function insertContactsSkippingTaken(db: Db, workspaceId: string, contacts: NewContact[]) {
+  return db.any(sql.type(ContactRow)`
+    insert into contacts as c (workspace_id, id, email, first_name, last_name, phone, anonymous_id)
+    select ${workspaceId}, r.id, r.email, r.first_name, r.last_name, r.phone, r.anonymous_id
+    from jsonb_to_recordset(${sql.jsonb(contacts as never)})
+      as r(id text, email text, first_name text, last_name text, phone text, anonymous_id text)
+    on conflict do nothing
+    returning ${contactColumns}
+  `);
+}

@@ -1,0 +1,69 @@
+// SQL of merging one contact into another. Merges are rare, so clarity beats round-trips here.
+
+import { newId } from '../db/ids.ts';
+import { type Db, sql } from '../db/pool.ts';
+import { ContactRow, contactColumns } from './queries.ts';
+
+/** Moves events, segment memberships, enrollments, score history and aliases to the primary. */
+export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
+  await db.query(sql.typeAlias('void')`
+    with moved_events as (
+      update events set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_memberships as (
+      insert into segment_memberships (workspace_id, segment_id, contact_id, entered_at)
+      select workspace_id, segment_id, ${primaryId}, entered_at from segment_memberships
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+      on conflict (segment_id, contact_id)
+        do update set entered_at = least(segment_memberships.entered_at, excluded.entered_at)
+    ), moved_enrollments as (
+      update enrollments set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_scores as (
+      update score_changes set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    )
+    update contact_aliases set contact_id = ${primaryId}
+    where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+  `);
+}
+
+/** Empty primary fields take the secondary's; primary attributes win key by key; scores add. */
+export async function absorbContact(db: Db, primary: ContactRow, secondary: ContactRow): Promise<ContactRow> {
+  return db.one(sql.type(ContactRow)`
+    update contacts as c set
+      email = coalesce(c.email, ${secondary.email}),
+      first_name = coalesce(c.first_name, ${secondary.first_name}),
+      last_name = coalesce(c.last_name, ${secondary.last_name}),
+      phone = coalesce(c.phone, ${secondary.phone}),
+      anonymous_id = coalesce(c.anonymous_id, ${secondary.anonymous_id}),
+      attributes = ${sql.jsonb(secondary.attributes as never)} || c.attributes,
+      lead_score = c.lead_score + ${secondary.lead_score},
+      created_at = least(c.created_at, ${secondary.created_at}::timestamptz),
+      updated_at = now()
+    where c.workspace_id = ${primary.workspace_id} and c.id = ${primary.id}
+    returning ${contactColumns}
+  `);
+}
+
+/** The secondary's id keeps resolving to the primary for 30 days. */
+export async function insertAlias(db: Db, workspaceId: string, aliasId: string, contactId: string) {
+  await db.query(sql.typeAlias('void')`
+    insert into contact_aliases (workspace_id, alias_id, contact_id, expires_at)
+    values (${workspaceId}, ${aliasId}, ${contactId}, now() + interval '30 days')
+    on conflict (alias_id) do update set contact_id = excluded.contact_id, expires_at = excluded.expires_at
+  `);
+}
+
+export async function insertMergeScoreChange(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  previousScore: number,
+  score: number,
+) {
+  await db.query(sql.typeAlias('void')`
+    insert into score_changes (workspace_id, id, contact_id, reason, previous_score, score)
+    values (${workspaceId}, ${newId('scoreChange')}, ${contactId}, 'merge', ${previousScore}, ${score})
+  `);
+}

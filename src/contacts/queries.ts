@@ -1,0 +1,167 @@
+// SQL of contacts: lookups (honouring merge aliases), writes and the paginated list.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const ContactRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  email: z.string().nullable(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  phone: z.string().nullable(),
+  anonymous_id: z.string().nullable(),
+  attributes: z.record(z.string(), z.unknown()),
+  lead_score: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ContactRow = z.infer<typeof ContactRow>;
+
+export const contactColumns = sql.fragment`
+  c.id, c.workspace_id, c.email, c.first_name, c.last_name, c.phone, c.anonymous_id, c.attributes,
+  c.lead_score, c.created_at, c.updated_at`;
+
+/** The id a contact id stands for now: itself, or the primary it was merged into (30 days). */
+const resolvedId = (contactId: string) => sql.fragment`
+  coalesce(
+    (select a.contact_id from contact_aliases a
+     where a.alias_id = ${contactId} and a.workspace_id = c.workspace_id and a.expires_at > now()),
+    ${contactId})`;
+
+export async function findContact(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  options: { lock?: boolean } = {},
+): Promise<ContactRow | null> {
+  return db.maybeOne(sql.type(ContactRow)`
+    select ${contactColumns} from contacts c
+    where c.workspace_id = ${workspaceId} and c.id = ${resolvedId(contactId)}
+    ${options.lock ? sql.fragment`for update` : sql.fragment``}
+  `);
+}
+
+export async function findContactByEmail(db: Db, workspaceId: string, email: string) {
+  return db.maybeOne(sql.type(ContactRow)`
+    select ${contactColumns} from contacts c where c.workspace_id = ${workspaceId} and c.email = ${email}
+    for update
+  `);
+}
+
+export async function findContactByAnonymousId(db: Db, workspaceId: string, anonymousId: string) {
+  return db.maybeOne(sql.type(ContactRow)`
+    select ${contactColumns} from contacts c
+    where c.workspace_id = ${workspaceId} and c.anonymous_id = ${anonymousId}
+    for update
+  `);
+}
+
+export type ContactFields = {
+  email?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  anonymousId?: string | null;
+};
+
+export async function insertContact(
+  db: Db,
+  input: ContactFields & { id: string; workspaceId: string; attributes?: Record<string, unknown> },
+): Promise<ContactRow> {
+  return db.one(sql.type(ContactRow)`
+    insert into contacts as c (id, workspace_id, email, first_name, last_name, phone, anonymous_id, attributes)
+    values (${input.id}, ${input.workspaceId}, ${input.email ?? null}, ${input.firstName ?? null},
+            ${input.lastName ?? null}, ${input.phone ?? null}, ${input.anonymousId ?? null},
+            ${sql.jsonb((input.attributes ?? {}) as never)})
+    returning ${contactColumns}
+  `);
+}
+
+const FIELD_COLUMNS = {
+  email: 'email',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  phone: 'phone',
+  anonymousId: 'anonymous_id',
+} as const;
+
+/** Sets the given fields; attribute keys are merged and null values remove the key. */
+export async function updateContact(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  fields: ContactFields,
+  attributes?: Record<string, unknown>,
+): Promise<ContactRow> {
+  const sets = Object.entries(FIELD_COLUMNS)
+    .filter(([field]) => fields[field as keyof ContactFields] !== undefined)
+    .map(
+      ([field, column]) =>
+        sql.fragment`${sql.identifier([column])} = ${fields[field as keyof ContactFields] ?? null}`,
+    );
+  if (attributes) {
+    // Only top-level keys set to null are removed; nulls nested inside values are data.
+    const removed = Object.keys(attributes).filter((key) => attributes[key] === null);
+    const kept = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== null));
+    sets.push(
+      sql.fragment`attributes = (c.attributes || ${sql.jsonb(kept as never)}) - ${sql.array(removed, 'text')}`,
+    );
+  }
+  sets.push(sql.fragment`updated_at = now()`);
+  return db.one(sql.type(ContactRow)`
+    update contacts as c set ${sql.join(sets, sql.fragment`, `)}
+    where c.workspace_id = ${workspaceId} and c.id = ${contactId}
+    returning ${contactColumns}
+  `);
+}
+
+export async function deleteContactRow(db: Db, workspaceId: string, contactId: string): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    delete from contacts where workspace_id = ${workspaceId} and id = ${contactId}
+  `);
+}
+
+export type ContactFilter = { email?: string; q?: string; segmentId?: string };
+
+function likePattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function filterConditions(workspaceId: string, filter: ContactFilter) {
+  const conditions = [sql.fragment`c.workspace_id = ${workspaceId}`];
+  if (filter.email) conditions.push(sql.fragment`c.email = ${filter.email}`);
+  if (filter.q) {
+    const pattern = likePattern(filter.q);
+    conditions.push(sql.fragment`(c.email ilike ${pattern} or c.first_name ilike ${pattern}
+      or c.last_name ilike ${pattern} or (c.first_name || ' ' || c.last_name) ilike ${pattern})`);
+  }
+  if (filter.segmentId) {
+    conditions.push(sql.fragment`exists (select 1 from segment_memberships m
+      where m.segment_id = ${filter.segmentId} and m.contact_id = c.id and m.workspace_id = c.workspace_id)`);
+  }
+  return sql.join(conditions, sql.fragment` and `);
+}
+
+export async function listContacts(
+  db: Db,
+  workspaceId: string,
+  filter: ContactFilter,
+  page: { page: number; limit: number },
+) {
+  const where = filterConditions(workspaceId, filter);
+  const rows = await db.any(sql.type(ContactRow)`
+    select ${contactColumns} from contacts c where ${where}
+    order by c.created_at desc, c.id desc
+    limit ${page.limit} offset ${(page.page - 1) * page.limit}
+  `);
+  const total = await db.oneFirst(sql.type(z.object({ total: z.number() }))`
+    select count(*)::int as total from contacts c where ${where}
+  `);
+  return { rows, total };
+}
+
+export async function segmentExists(db: Db, workspaceId: string, segmentId: string): Promise<boolean> {
+  return db.exists(
+    sql.unsafe`select 1 from segments where workspace_id = ${workspaceId} and id = ${segmentId}`,
+  );
+}

@@ -1,0 +1,78 @@
+// SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const EventRow = z.object({
+  id: z.string(),
+  type: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  occurred_at: z.string(),
+  contact_id: z.string().nullable(),
+  session_id: z.string().nullable(),
+  page_url: z.string().nullable(),
+  referrer: z.string().nullable(),
+  utm_source: z.string().nullable(),
+  utm_medium: z.string().nullable(),
+  utm_campaign: z.string().nullable(),
+  contact_email: z.string().nullable(),
+  contact_first_name: z.string().nullable(),
+  contact_last_name: z.string().nullable(),
+});
+export type EventRow = z.infer<typeof EventRow>;
+
+const eventColumns = sql.fragment`
+  e.id, e.type, e.metadata, e.occurred_at, e.contact_id, e.session_id, e.page_url, e.referrer,
+  e.utm_source, e.utm_medium, e.utm_campaign,
+  c.email as contact_email, c.first_name as contact_first_name, c.last_name as contact_last_name`;
+
+export type NewEvent = {
+  id: string;
+  contact_id: string | null;
+  type: string;
+  metadata: Record<string, unknown>;
+  session_id: string | null;
+  page_url: string | null;
+  referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  occurred_at: string | null;
+};
+
+const Inserted = z.object({ id: z.string(), occurred_at: z.string() });
+
+/** One statement for any number of events; returns each id with its stored time. */
+export async function insertEvents(db: Db, workspaceId: string, source: string, events: NewEvent[]) {
+  return db.any(sql.type(Inserted)`
+    insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
+                        utm_source, utm_medium, utm_campaign, occurred_at, source)
+    select ${workspaceId}, r.id, r.contact_id, r.type, r.metadata, r.session_id, r.page_url, r.referrer,
+           r.utm_source, r.utm_medium, r.utm_campaign, coalesce(r.occurred_at, now()), ${source}
+    from jsonb_to_recordset(${sql.jsonb(events as never)}) as r(
+      id text, contact_id text, type text, metadata jsonb, session_id text, page_url text, referrer text,
+      utm_source text, utm_medium text, utm_campaign text, occurred_at timestamptz)
+    returning id, occurred_at
+  `);
+}
+
+export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {
+  return db.any(sql.type(EventRow)`
+    select ${eventColumns} from events e left join contacts c on c.id = e.contact_id
+    where e.workspace_id = ${workspaceId} and e.id = any(${sql.array(ids, 'text')})
+  `);
+}
+
+export type EventFilter = { contactId?: string; type?: string; before?: string; limit: number };
+
+export async function listEvents(db: Db, workspaceId: string, filter: EventFilter) {
+  const conditions = [sql.fragment`e.workspace_id = ${workspaceId}`];
+  if (filter.contactId) conditions.push(sql.fragment`e.contact_id = ${filter.contactId}`);
+  if (filter.type) conditions.push(sql.fragment`e.type = ${filter.type}`);
+  if (filter.before) conditions.push(sql.fragment`e.occurred_at < ${filter.before}::timestamptz`);
+  return db.any(sql.type(EventRow)`
+    select ${eventColumns} from events e left join contacts c on c.id = e.contact_id
+    where ${sql.join(conditions, sql.fragment` and `)}
+    order by e.occurred_at desc, e.id desc
+    limit ${filter.limit}
+  `);
+}

@@ -1,0 +1,204 @@
+// Which contact each ingested event belongs to: by contactId (merge aliases honoured), else email,
+// else anonymousId; missing contacts are created in one statement. An anonymous contact whose
+// anonymousId arrives with an email takes that email, or merges into the contact that has it.
+import {
+  findAndLockContacts,
+  insertContactsSkippingTaken,
+  type NewContact,
+} from '../contacts/bulkQueries.ts';
+import { identifyWithEmail } from '../contacts/identify.ts';
+import { mergeContactRows } from '../contacts/merge.ts';
+import { contactEventData } from '../contacts/present.ts';
+import type { ContactRow } from '../contacts/queries.ts';
+import { newId } from '../db/ids.ts';
+import type { Tx } from '../db/pool.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { emitMany } from '../outbox/emit.ts';
+import type { IngestItem } from './ingest.ts';
+
+export type Resolved = {
+  /** The contact of each item, in order (null: the event has no contact). */
+  contactIds: (string | null)[];
+  contacts: Map<string, ContactRow>;
+  createdIds: Set<string>;
+};
+
+/** Known contacts by id, email and anonymousId, kept current as identify merges them. */
+class ContactIndex {
+  readonly byId = new Map<string, ContactRow>();
+  readonly byEmail = new Map<string, ContactRow>();
+  readonly byAnonymousId = new Map<string, ContactRow>();
+  readonly aliases = new Map<string, string>();
+
+  put(row: ContactRow) {
+    this.byId.set(row.id, row);
+    if (row.email) this.byEmail.set(row.email, row);
+    if (row.anonymous_id) this.byAnonymousId.set(row.anonymous_id, row);
+  }
+
+  /** `gone` no longer exists: its id now means `into`. */
+  replace(gone: ContactRow, into: ContactRow) {
+    this.byId.delete(gone.id);
+    if (gone.anonymous_id) this.byAnonymousId.delete(gone.anonymous_id);
+    this.aliases.set(gone.id, into.id);
+    this.put(into);
+  }
+
+  current(id: string): string {
+    let resolved = id;
+    while (this.aliases.has(resolved)) resolved = this.aliases.get(resolved)!;
+    return resolved;
+  }
+}
+
+type Pending = NewContact & { itemIndexes: number[] };
+
+class PendingContacts {
+  readonly list: Pending[] = [];
+  private readonly byKey = new Map<string, Pending>();
+
+  find(email: string | undefined, anonymousId: string | undefined): Pending | undefined {
+    return (
+      (email && this.byKey.get(`e:${email}`)) ||
+      (anonymousId && this.byKey.get(`a:${anonymousId}`)) ||
+      undefined
+    );
+  }
+
+  add(item: IngestItem, email: string | undefined, anonymousId: string | undefined, index: number) {
+    const pending = this.find(email, anonymousId);
+    if (pending) {
+      pending.itemIndexes.push(index);
+      if (anonymousId && !pending.anonymous_id && !this.byKey.has(`a:${anonymousId}`)) {
+        pending.anonymous_id = anonymousId;
+        this.byKey.set(`a:${anonymousId}`, pending);
+      }
+      return;
+    }
+    const created: Pending = {
+      id: newId('contact'),
+      email: email ?? null,
+      first_name: item.firstName ?? null,
+      last_name: item.lastName ?? null,
+      phone: item.phone ?? null,
+      anonymous_id: anonymousId ?? null,
+      itemIndexes: [index],
+    };
+    this.list.push(created);
+    if (email) this.byKey.set(`e:${email}`, created);
+    if (anonymousId) this.byKey.set(`a:${anonymousId}`, created);
+  }
+}
+
+export function normaliseEmail(email: string | undefined): string | undefined {
+  const value = email?.trim().toLowerCase();
+  return value ? value : undefined;
+}
+
+async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactIndex> {
+  const index = new ContactIndex();
+  const ids = new Set<string>();
+  const emails = new Set<string>();
+  const anonymousIds = new Set<string>();
+  for (const item of items) {
+    if (item.contactId) ids.add(item.contactId);
+    const email = normaliseEmail(item.email);
+    if (email) emails.add(email);
+    if (item.anonymousId) anonymousIds.add(item.anonymousId);
+  }
+  if (ids.size + emails.size + anonymousIds.size === 0) return index;
+  const rows = await findAndLockContacts(tx, workspaceId, {
+    ids: [...ids],
+    emails: [...emails],
+    anonymousIds: [...anonymousIds],
+  });
+  for (const { requested_id, ...row } of rows) {
+    index.put(row);
+    if (requested_id) index.aliases.set(requested_id, row.id);
+  }
+  return index;
+}
+
+/** Resolves by email (with identify); returns the contact id, or null when one must be created. */
+async function byEmail(tx: Tx, index: ContactIndex, email: string, anonymousId?: string) {
+  const known = index.byEmail.get(email);
+  const anonymous = anonymousId ? index.byAnonymousId.get(anonymousId) : undefined;
+  const mergeable = anonymous && anonymous.email === null && anonymous.id !== known?.id;
+  if (known && mergeable) {
+    index.replace(anonymous, await mergeContactRows(tx, known, anonymous));
+  } else if (!known && mergeable) {
+    index.put(await identifyWithEmail(tx, anonymous, email));
+  }
+  return index.byEmail.get(email)?.id ?? null;
+}
+
+async function resolveEach(tx: Tx, index: ContactIndex, items: IngestItem[]) {
+  const contactIds: (string | null)[] = [];
+  const pending = new PendingContacts();
+  for (const [position, item] of items.entries()) {
+    const email = normaliseEmail(item.email);
+    let id: string | null = null;
+    if (item.contactId) {
+      id = index.current(item.contactId);
+      if (!index.byId.has(id)) throw unknownContact(items.length, position);
+    } else if (email) {
+      id = await byEmail(tx, index, email, item.anonymousId);
+      // An anonymousId that already belongs to someone else stays theirs.
+      const anonymousId =
+        item.anonymousId && !index.byAnonymousId.has(item.anonymousId) ? item.anonymousId : undefined;
+      if (!id) pending.add(item, email, anonymousId, position);
+    } else if (item.anonymousId) {
+      id = index.byAnonymousId.get(item.anonymousId)?.id ?? null;
+      if (!id) pending.add(item, undefined, item.anonymousId, position);
+    }
+    contactIds.push(id);
+  }
+  return { contactIds, pending: pending.list };
+}
+
+function unknownContact(count: number, position: number) {
+  const where = count > 1 ? ` (events.${position}.contactId)` : '';
+  return new NotFoundError('Contact', `No contact in this workspace has this contactId${where}.`);
+}
+
+/** Creates the pending contacts; one created meanwhile by a concurrent request is looked up. */
+async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, pending: Pending[]) {
+  const rows = pending.map(({ itemIndexes: _, ...contact }) => contact);
+  const inserted = await insertContactsSkippingTaken(tx, workspaceId, rows);
+  for (const row of inserted) index.put(row);
+  if (inserted.length < pending.length) {
+    const raced = pending.filter((contact) => !index.byId.has(contact.id));
+    const found = await findAndLockContacts(tx, workspaceId, {
+      ids: [],
+      emails: raced.flatMap((contact) => (contact.email ? [contact.email] : [])),
+      anonymousIds: raced.flatMap((contact) => (contact.anonymous_id ? [contact.anonymous_id] : [])),
+    });
+    for (const { requested_id: _, ...row } of found) index.put(row);
+  }
+  await emitMany(
+    tx,
+    inserted.map((row) => ({ workspaceId, type: 'contact.created' as const, data: contactEventData(row) })),
+  );
+  return new Set(inserted.map((row) => row.id));
+}
+
+export async function resolveContacts(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<Resolved> {
+  const index = await loadIndex(tx, workspaceId, items);
+  const { contactIds, pending } = await resolveEach(tx, index, items);
+  const createdIds = pending.length
+    ? await createPending(tx, workspaceId, index, pending)
+    : new Set<string>();
+  for (const contact of pending) {
+    const row =
+      index.byId.get(contact.id) ??
+      (contact.email ? index.byEmail.get(contact.email) : undefined) ??
+      index.byAnonymousId.get(contact.anonymous_id ?? '');
+    if (!row) throw new Error(`contact for ${contact.email ?? contact.anonymous_id} vanished during ingest`);
+    for (const position of contact.itemIndexes) contactIds[position] = row.id;
+  }
+  return {
+    contactIds: contactIds.map((id) => (id === null ? null : index.current(id))),
+    contacts: index.byId,
+    createdIds,
+  };
+}

@@ -1,0 +1,114 @@
+// Shapes of events: what ingest accepts (one event, or a batch) and what the API returns.
+import { z } from 'zod';
+import {
+  AnonymousId,
+  ContactId,
+  ContactSummarySchema,
+  Email,
+  JsonObject,
+  Name,
+  Phone,
+  text,
+} from '../contacts/schemas.ts';
+import { Timestamp, WorkspaceParams } from '../http/validation.ts';
+
+/** Clocks differ: a timestamp up to this far ahead of ours still counts as "now". */
+export const CLOCK_SKEW_MS = 60_000;
+
+export const EventType = text(200)
+  .transform((value) => value.trim())
+  .pipe(z.string().min(1, 'is required'))
+  .openapi({ type: 'string', example: 'purchase' });
+
+export const IdempotencyKey = text(255)
+  .min(1, 'must not be empty')
+  .openapi({ description: 'Makes a retry return the first event instead of storing a second one.' });
+
+const PastTimestamp = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+  .refine((value) => Date.parse(value) <= Date.now() + CLOCK_SKEW_MS, 'must not be in the future')
+  .openapi({ description: 'When it happened, for backfills (default: now). Past only.' });
+
+const trackingFields = {
+  sessionId: text(200).optional(),
+  pageUrl: text(2048).optional(),
+  referrer: text(2048).optional(),
+  utmSource: text(200).optional(),
+  utmMedium: text(200).optional(),
+  utmCampaign: text(200).optional(),
+};
+
+export const IngestEventBody = z
+  .strictObject({
+    id: IdempotencyKey.optional().openapi({
+      description: 'Client-chosen idempotency key (like the Idempotency-Key header); not the stored id.',
+    }),
+    type: EventType,
+    contactId: ContactId.optional(),
+    email: Email.optional(),
+    anonymousId: AnonymousId.optional(),
+    firstName: Name.optional(),
+    lastName: Name.optional(),
+    phone: Phone.optional(),
+    metadata: JsonObject.optional(),
+    timestamp: PastTimestamp.optional(),
+    ...trackingFields,
+  })
+  .openapi('IngestEventRequest', {
+    description:
+      'The contact is `contactId` if given, else the one with `email`, else the one with ' +
+      '`anonymousId`; missing ones are created (names and phone are used only when creating). ' +
+      'Without any identifier the event has no contact.',
+  });
+export type IngestEventBody = z.output<typeof IngestEventBody>;
+
+export const MAX_BATCH = 1000;
+
+export const IngestBatchBody = z
+  .strictObject({
+    events: z
+      .array(IngestEventBody)
+      .min(1, 'must hold at least one event')
+      .max(MAX_BATCH, `must hold at most ${MAX_BATCH} events`),
+  })
+  .openapi('IngestEventBatchRequest');
+
+export const EventSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    timestamp: Timestamp.openapi({
+      description: 'When the event happened (the given timestamp, or receipt).',
+    }),
+    contact: ContactSummarySchema.nullable(),
+    sessionId: z.string().optional(),
+    pageUrl: z.string().optional(),
+    referrer: z.string().optional(),
+    utmSource: z.string().optional(),
+    utmMedium: z.string().optional(),
+    utmCampaign: z.string().optional(),
+  })
+  .openapi('Event', { description: 'sessionId, pageUrl, referrer and utm* are present only when set.' });
+
+export const EventBatchResult = z.object({ data: z.array(EventSchema) }).openapi('EventBatchResult');
+
+export const ListEventsQuery = z.object({
+  contactId: text(100).optional().openapi({ description: "Only this contact's events." }),
+  type: text(200).optional().openapi({ description: 'Only events of this type.' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(50)
+    .openapi({ description: 'How many (default 50, maximum 200).' }),
+  before: z.iso
+    .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+    .optional()
+    .openapi({ description: "Only events older than this: pass the last event's timestamp to page back." }),
+});
+
+export const IdempotencyHeaders = z.object({ 'idempotency-key': IdempotencyKey.optional() });
+
+export { WorkspaceParams };

@@ -1,0 +1,77 @@
+// The SQL of applying scoring rules: one statement per step, whatever the number of events.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import type { MetadataCondition } from '../segments/rules.ts';
+
+export const ActiveRuleRow = z.object({
+  id: z.string(),
+  event_type: z.string(),
+  points: z.number().int(),
+  where: z.custom<MetadataCondition[]>().nullable(),
+  repeatable: z.boolean(),
+  cooldown_seconds: z.number().int().nullable(),
+});
+export type ActiveRuleRow = z.infer<typeof ActiveRuleRow>;
+
+export async function findActiveRulesForTypes(db: Db, workspaceId: string, eventTypes: string[]) {
+  return db.any(sql.type(ActiveRuleRow)`
+    select id, event_type, points, "where", repeatable, cooldown_seconds from scoring_rules
+    where workspace_id = ${workspaceId} and active and event_type = any(${sql.array(eventTypes, 'text')})
+    order by created_at, id
+  `);
+}
+
+const HistoryRow = z.object({ rule_id: z.string(), contact_id: z.string(), last_at: z.string() });
+
+/**
+ * When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
+ * events keep cooldowns in event time); the change's own time when that event is gone.
+ */
+export async function findRuleHistory(db: Db, workspaceId: string, ruleIds: string[], contactIds: string[]) {
+  if (ruleIds.length === 0) return [];
+  return db.any(sql.type(HistoryRow)`
+    select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
+    from score_changes sc left join events e on e.id = sc.event_id
+    where sc.workspace_id = ${workspaceId} and sc.reason = 'rule'
+      and sc.rule_id = any(${sql.array(ruleIds, 'text')}) and sc.contact_id = any(${sql.array(contactIds, 'text')})
+    group by sc.rule_id, sc.contact_id
+  `);
+}
+
+/** Current scores, row-locked in id order so concurrent scorers queue instead of losing points. */
+export async function lockContactScores(db: Db, workspaceId: string, contactIds: string[]) {
+  return db.any(sql.type(z.object({ id: z.string(), lead_score: z.number().int() }))`
+    select id, lead_score from contacts
+    where workspace_id = ${workspaceId} and id = any(${sql.array(contactIds, 'text')})
+    order by id for update
+  `);
+}
+
+export type NewScoreChange = {
+  id: string;
+  contact_id: string;
+  rule_id: string | null;
+  event_id: string | null;
+  reason: 'rule' | 'decay';
+  previous_score: number;
+  score: number;
+};
+
+export async function insertScoreChanges(db: Db, workspaceId: string, changes: NewScoreChange[]) {
+  if (changes.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
+    select ${workspaceId}, id, contact_id, rule_id, event_id, reason, previous_score, score
+    from jsonb_to_recordset(${sql.jsonb(changes)})
+      as r(id text, contact_id text, rule_id text, event_id text, reason text, previous_score int, score int)
+  `);
+}
+
+export async function updateLeadScores(db: Db, workspaceId: string, scores: { id: string; score: number }[]) {
+  if (scores.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    update contacts c set lead_score = r.score
+    from jsonb_to_recordset(${sql.jsonb(scores)}) as r(id text, score int)
+    where c.workspace_id = ${workspaceId} and c.id = r.id
+  `);
+}

@@ -1,0 +1,21 @@
+// The scheduled decay of lead scores. Every minute it looks for workspaces whose period is due;
+// workspaces without decay cost nothing.
+import type { AppContext } from '../http/context.ts';
+import type { JobDefinition } from '../jobs/registry.ts';
+import { runDecay } from './decay.ts';
+
+export const DECAY_QUEUE = 'scoring.decay';
+
+export const decayJob: JobDefinition<Record<string, never>> = {
+  name: DECAY_QUEUE,
+  queue: { retryLimit: 0, expireInSeconds: 3_600 },
+  schedule: { cron: '* * * * *' },
+  handler: async (context: AppContext) => {
+    const results = await runDecay(context.db);
+    if (results.length) context.log.info({ workspaces: results.length }, 'lead scores decayed');
+  },
+};
+
+export function scoringJobs() {
+  return [decayJob];
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ContactParams } from '../contacts/schemas.ts';
+import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { durationSeconds, IsoDuration } from '../segments/duration.ts';
+import { MetadataConditions, safeText } from '../segments/ruleSchemas.ts';
+
+const Name = safeText(200)
+  .transform((value) => value.trim())
+  .pipe(z.string().min(1, 'must not be blank'));
+const EventType = safeText(200).min(1, 'must not be empty').openapi({ example: 'purchase' });
+const Points = z
+  .number()
+  .int('must be a whole number')
+  .min(-1000, 'must be at least -1000')
+  .max(1000, 'must be at most 1000')
+  .refine((points) => points !== 0, 'must not be 0')
+  .openapi({ example: 10, description: 'Added to the lead score per matching event; negative subtracts.' });
+
+export const ScoringRuleSchema = z
+  .object({
+    id: z.string().openapi({ example: 'scr_01JD2Z3K4M5N6P7Q8R9S0T1V2W' }),
+    name: z.string(),
+    eventType: z.string(),
+    points: z.number().int(),
+    where: MetadataConditions.nullable(),
+    repeatable: z.boolean(),
+    cooldown: z.string().nullable(),
+    active: z.boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('ScoringRule');
+
+export const CreateScoringRuleBody = z
+  .strictObject({
+    name: Name,
+    eventType: EventType,
+    points: Points,
+    where: MetadataConditions.optional(),
+    repeatable: z.boolean().default(true).openapi({ description: 'false: at most once per contact, ever.' }),
+    cooldown: IsoDuration.optional().openapi({
+      description:
+        'After scoring a contact, the rule ignores their matching events for this long (event time).',
+    }),
+    active: z.boolean().default(true),
+  })
+  .openapi('CreateScoringRuleRequest');
+
+export const UpdateScoringRuleBody = z
+  .strictObject({
+    name: Name.optional(),
+    eventType: EventType.optional(),
+    points: Points.optional(),
+    where: MetadataConditions.nullable().optional(),
+    repeatable: z.boolean().optional(),
+    cooldown: IsoDuration.nullable().optional(),
+    active: z.boolean().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })
+  .openapi('UpdateScoringRuleRequest');
+
+export const ScoringRuleParams = WorkspaceParams.extend({ ruleId: z.string().min(1) });
+export const PageQuery = z.object(pageQuery({ defaultLimit: 50, maxLimit: 200 }));
+export const ScoringRulePage = paginated(ScoringRuleSchema).openapi('ScoringRulePage');
+
+export const ScoreChangeSchema = z
+  .object({
+    id: z.string(),
+    ruleId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The rule that scored; null for decay and merges.' }),
+    eventId: z.string().nullable(),
+    reason: z.enum(['rule', 'decay', 'merge']),
+    previousScore: z.number().int(),
+    score: z.number().int(),
+    delta: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('ScoreChange');
+export const ScoreHistoryPage = paginated(ScoreChangeSchema).openapi('ScoreHistoryPage');
+export { ContactParams };
+
+const Decay = z
+  .strictObject({
+    points: z.number().int('must be a whole number').min(1).max(1000),
+    // The decay job runs every minute, so a shorter period could not be honoured.
+    every: IsoDuration.refine(
+      (text) => (durationSeconds(text) ?? 0) >= 60,
+      'must be at least a minute, e.g. P1D',
+    ),
+  })
+  .openapi('ScoreDecay', {
+    description: 'Every `every`, each lead score moves `points` towards zero (never past it).',
+    example: { points: 5, every: 'P7D' },
+  });
+
+export const ScoringSettingsBody = z
+  .strictObject({ decay: Decay.nullable() })
+  .openapi('ScoringSettingsRequest');
+export const ScoringSettingsSchema = z
+  .object({ decay: Decay.nullable(), lastDecayAt: Timestamp.nullable() })
+  .openapi('ScoringSettings');

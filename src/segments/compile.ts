@@ -1,0 +1,207 @@
+// Rules → one parameterised SQL boolean. Every value travels as a bind parameter and every JSON
+// path as a text[] parameter; only fixed SQL text comes from this file. Each condition is
+// two-valued (coalesce to false), so `not` and the negative operators treat a missing value as
+// "does not match": `neq "pro"` holds for a contact without a plan. The same semantics run in
+// plain JavaScript in match.ts; a test holds the two against each other.
+import type { FragmentSqlToken } from 'slonik';
+import { sql } from '../db/pool.ts';
+import { durationSeconds } from './duration.ts';
+import { ISO_INSTANT_PATTERN, parseInstant } from './instant.ts';
+import { foldCase } from './match.ts';
+import type {
+  Comparison,
+  ContactField,
+  EventCondition,
+  MetadataCondition,
+  Op,
+  Rule,
+  Scalar,
+} from './ruleSchemas.ts';
+
+type Fragment = FragmentSqlToken;
+
+/** What a condition can read from its target: text, a number, the JSON value itself. */
+type Target = { text: Fragment; number: Fragment | null; json: Fragment | null; present: Fragment };
+
+export type CompileContext = { workspaceId: string };
+
+const NEGATIONS: Partial<Record<Op, Op>> = {
+  neq: 'eq',
+  not_contains: 'contains',
+  not_exists: 'exists',
+  not_in: 'in',
+};
+const ORDER_SQL = { gt: sql.fragment`>`, gte: sql.fragment`>=`, lt: sql.fragment`<`, lte: sql.fragment`<=` };
+const BOUND_SQL = { ...ORDER_SQL, eq: sql.fragment`=` };
+
+function jsonTarget(json: Fragment): Target {
+  return {
+    json,
+    text: sql.fragment`(case when jsonb_typeof(${json}) = 'string' then ${json} #>> '{}' end)`,
+    number: sql.fragment`(case when jsonb_typeof(${json}) = 'number' then (${json} #>> '{}')::numeric end)`,
+    present: sql.fragment`(jsonb_typeof(${json}) is not null and jsonb_typeof(${json}) <> 'null')`,
+  };
+}
+
+function textTarget(column: Fragment): Target {
+  // An empty string on a contact field counts as absent, as a cleared form field would.
+  return { json: null, number: null, text: column, present: sql.fragment`coalesce(${column}, '') <> ''` };
+}
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** The SQL twin of foldCase: A–Z only, whatever the database's locale. */
+function fold(text: Fragment): Fragment {
+  return sql.fragment`translate(${text}, ${UPPER}, ${UPPER.toLowerCase()})`;
+}
+
+function likePattern(value: string, prefix: string, suffix: string): string {
+  return prefix + foldCase(value).replace(/[\\%_]/g, '\\$&') + suffix;
+}
+
+const OFFSET_PATTERN = '(Z|[+-]\\d\\d:\\d\\d)$';
+
+/** A timestamp from an ISO 8601 string, null for anything else; UTC when it has no offset. */
+function instantOf(text: Fragment): Fragment {
+  return sql.fragment`(case when ${text} ~ ${ISO_INSTANT_PATTERN} and pg_input_is_valid(${text}, 'timestamptz')
+    then (case when ${text} ~ ${OFFSET_PATTERN} then ${text}::timestamptz
+          else ${text}::timestamp at time zone 'UTC' end) end)`;
+}
+
+function equals(target: Target, value: Scalar): Fragment {
+  if (typeof value === 'string') return sql.fragment`${fold(target.text)} = ${foldCase(value)}`;
+  if (typeof value === 'number' && target.number)
+    return sql.fragment`${target.number} = ${String(value)}::numeric`;
+  if (target.json) return sql.fragment`${target.json} = ${sql.jsonb(value)}`;
+  return sql.fragment`false`;
+}
+
+function inList(target: Target, values: Scalar[]): Fragment {
+  const strings = values.filter((value): value is string => typeof value === 'string');
+  const numbers = values.filter((value) => typeof value === 'number').map(String);
+  const others = values.filter((value) => typeof value === 'boolean');
+  const parts: Fragment[] = [];
+  if (strings.length) {
+    parts.push(sql.fragment`${fold(target.text)} = any(${sql.array(strings.map(foldCase), 'text')})`);
+  }
+  if (numbers.length && target.number)
+    parts.push(sql.fragment`${target.number} = any(${sql.array(numbers, 'numeric')})`);
+  for (const value of others) parts.push(equals(target, value));
+  return parts.length ? (sql.or(parts) as Fragment) : sql.fragment`false`;
+}
+
+function contains(target: Target, value: string): Fragment {
+  const inText = sql.fragment`${fold(target.text)} like ${likePattern(value, '%', '%')}`;
+  if (!target.json) return inText;
+  // On a JSON array, contains means "has an element equal to the value" (tags contains "vip").
+  const element = jsonTarget(sql.fragment`element.value`);
+  return sql.fragment`(${inText} or (jsonb_typeof(${target.json}) = 'array' and exists (
+    select 1 from jsonb_array_elements(${target.json}) as element where ${equals(element, value)})))`;
+}
+
+function ordered(target: Target, op: 'gt' | 'gte' | 'lt' | 'lte', value: Scalar): Fragment {
+  if (typeof value === 'number' && target.number) {
+    return sql.fragment`${target.number} ${ORDER_SQL[op]} ${String(value)}::numeric`;
+  }
+  const instant = typeof value === 'string' ? parseInstant(value) : null;
+  if (instant === null) return sql.fragment`false`;
+  return sql.fragment`${instantOf(target.text)} ${ORDER_SQL[op]} ${new Date(instant).toISOString()}::timestamptz`;
+}
+
+function positive(target: Target, op: Op, value: unknown): Fragment {
+  switch (op) {
+    case 'eq':
+      return equals(target, value as Scalar);
+    case 'exists':
+      return target.present;
+    case 'contains':
+      return contains(target, value as string);
+    case 'starts_with':
+      return sql.fragment`${fold(target.text)} like ${likePattern(value as string, '', '%')}`;
+    case 'ends_with':
+      return sql.fragment`${fold(target.text)} like ${likePattern(value as string, '%', '')}`;
+    case 'in':
+      return inList(target, value as Scalar[]);
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return ordered(target, op, value as Scalar);
+    default:
+      throw new Error(`operator ${op} has no positive form`);
+  }
+}
+
+function condition(target: Target, op: Op, value: unknown): Fragment {
+  const negated = NEGATIONS[op];
+  const holds = sql.fragment`coalesce((${positive(target, negated ?? op, value)}), false)`;
+  return negated ? sql.fragment`(not ${holds})` : holds;
+}
+
+function jsonAt(column: Fragment, path: string): Fragment {
+  return sql.fragment`(${column} #> ${sql.array(path.split('.'), 'text')})`;
+}
+
+/** `where` conditions over an events row's metadata; the row is aliased `alias`. */
+export function compileMetadataConditions(where: readonly MetadataCondition[], alias: string): Fragment {
+  const metadata = sql.fragment`${sql.identifier([alias, 'metadata'])}`;
+  const parts = where.map((item) => condition(jsonTarget(jsonAt(metadata, item.path)), item.op, item.value));
+  return parts.length ? (sql.and(parts) as Fragment) : sql.fragment`true`;
+}
+
+const FIELD_COLUMNS: Record<Exclude<ContactField, 'createdAt'>, Fragment> = {
+  email: sql.fragment`c.email`,
+  firstName: sql.fragment`c.first_name`,
+  lastName: sql.fragment`c.last_name`,
+  phone: sql.fragment`c.phone`,
+};
+
+function createdAtCondition(op: Op, value: string): Fragment {
+  // Timestamps leave the API with millisecond precision, so eq compares at that precision too.
+  const at = new Date(parseInstant(value)!).toISOString();
+  const column = sql.fragment`date_trunc('milliseconds', c.created_at)`;
+  if (op === 'eq' || op === 'neq')
+    return sql.fragment`(${column} ${op === 'eq' ? sql.fragment`=` : sql.fragment`<>`} ${at}::timestamptz)`;
+  return sql.fragment`(${column} ${ORDER_SQL[op as keyof typeof ORDER_SQL]} ${at}::timestamptz)`;
+}
+
+function bounds(value: Fragment, comparison: Comparison): Fragment {
+  const entries = Object.entries(comparison) as [keyof Comparison, number][];
+  return sql.and(
+    entries.map(([key, bound]) => sql.fragment`${value} ${BOUND_SQL[key]} ${bound}`),
+  ) as Fragment;
+}
+
+function eventCondition(event: EventCondition, context: CompileContext): Fragment {
+  const seconds = event.within ? durationSeconds(event.within) : null;
+  const filters = sql.fragment`e.workspace_id = ${context.workspaceId} and e.contact_id = c.id and e.type = ${event.event}
+    ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
+    and ${compileMetadataConditions(event.where ?? [], 'e')}`;
+  const count = event.count ?? { gte: 1 };
+  const keys = Object.keys(count);
+  if (keys.length === 1 && (count.gte === 1 || count.gt === 0)) {
+    return sql.fragment`exists (select 1 from events e where ${filters})`;
+  }
+  // Counting stops one past the largest bound: enough to decide every comparison.
+  const cap = Math.max(...Object.values(count)) + 1;
+  return sql.fragment`(select ${bounds(sql.fragment`counted.n`, count)} from (select count(*) as n
+    from (select 1 from events e where ${filters} limit ${cap}) as hits) as counted)`;
+}
+
+function compileNode(rule: Rule, context: CompileContext): Fragment {
+  if ('all' in rule) return sql.fragment`(${sql.and(rule.all.map((child) => compileNode(child, context)))})`;
+  if ('any' in rule) return sql.fragment`(${sql.or(rule.any.map((child) => compileNode(child, context)))})`;
+  if ('not' in rule) return sql.fragment`(not ${compileNode(rule.not, context)})`;
+  if ('leadScore' in rule) return sql.fragment`(${bounds(sql.fragment`c.lead_score`, rule.leadScore)})`;
+  if ('event' in rule) return sql.fragment`coalesce(${eventCondition(rule, context)}, false)`;
+  if ('attribute' in rule) {
+    return condition(jsonTarget(jsonAt(sql.fragment`c.attributes`, rule.attribute)), rule.op, rule.value);
+  }
+  if (rule.field === 'createdAt') return createdAtCondition(rule.op, rule.value as string);
+  return condition(textTarget(FIELD_COLUMNS[rule.field]), rule.op, rule.value);
+}
+
+/** A boolean SQL expression over a contacts row aliased `c`. */
+export function compileSegmentRules(rule: Rule, context: CompileContext): Fragment {
+  return compileNode(rule, context);
+}

@@ -1,0 +1,138 @@
+// Keeping segment_memberships true to the rules: for a few contacts inside the ingest
+// transaction, or for a whole workspace when a segment is created, edited or refreshed. Both are
+// one statement that computes the diff, applies it and returns it; every entry and exit is then
+// recorded as segment.entered / segment.exited in the same transaction.
+import { z } from 'zod';
+import { sql, type Tx } from '../db/pool.ts';
+import { emitMany } from '../outbox/emit.ts';
+import { findSegmentsDependingOn, type SegmentRules } from './queries.ts';
+import { compileSegmentRules, type DependencyField } from './rules.ts';
+
+export type SegmentChange = { segmentId: string; contactId: string; change: 'entered' | 'exited' };
+
+const ChangeRow = z.object({
+  segment_id: z.string(),
+  contact_id: z.string(),
+  change: z.enum(['entered', 'exited']),
+});
+
+/** Emitting thousands of changes (a new segment over a large workspace) goes in slices. */
+const EMIT_SLICE = 5_000;
+
+async function emitChanges(tx: Tx, workspaceId: string, changes: readonly SegmentChange[]) {
+  for (let start = 0; start < changes.length; start += EMIT_SLICE) {
+    await emitMany(
+      tx,
+      changes.slice(start, start + EMIT_SLICE).map((change) => ({
+        workspaceId,
+        type: change.change === 'entered' ? 'segment.entered' : 'segment.exited',
+        data: { segmentId: change.segmentId, contactId: change.contactId },
+      })),
+    );
+  }
+}
+
+const toChange = (row: z.infer<typeof ChangeRow>): SegmentChange => ({
+  segmentId: row.segment_id,
+  contactId: row.contact_id,
+  change: row.change,
+});
+
+async function diffForContacts(
+  tx: Tx,
+  workspaceId: string,
+  segments: readonly SegmentRules[],
+  ids: string[],
+) {
+  const evaluated = segments.map(
+    (segment) => sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
+      coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false) as matches
+    from contacts c where c.workspace_id = ${workspaceId} and c.id = any(${sql.array(ids, 'text')})`,
+  );
+  return tx.any(sql.type(ChangeRow)`
+    with evaluated as (${sql.join(evaluated, sql.fragment` union all `)}),
+    entered as (
+      insert into segment_memberships (workspace_id, segment_id, contact_id)
+      select ${workspaceId}, segment_id, contact_id from evaluated where matches
+      on conflict do nothing returning segment_id, contact_id
+    ),
+    exited as (
+      delete from segment_memberships m using evaluated v
+      where m.segment_id = v.segment_id and m.contact_id = v.contact_id and not v.matches
+      returning m.segment_id, m.contact_id
+    )
+    select segment_id, contact_id, 'entered' as change from entered
+    union all select segment_id, contact_id, 'exited' as change from exited
+  `);
+}
+
+/**
+ * Re-evaluates, for these contacts only, the segments whose rules can depend on what changed;
+ * applies entries and exits and emits them. Changes come back ordered by the contacts' order in
+ * the input, then by segment (ids sort by creation), so callers can act on them deterministically.
+ */
+export async function reevaluateSegmentsForContacts(
+  tx: Tx,
+  input: {
+    workspaceId: string;
+    contactIds: string[];
+    eventTypes?: string[];
+    fields?: string[];
+    score?: boolean;
+    all?: boolean;
+  },
+): Promise<SegmentChange[]> {
+  const contactIds = [...new Set(input.contactIds)];
+  if (contactIds.length === 0) return [];
+  const segments = await findSegmentsDependingOn(tx, input.workspaceId, {
+    eventTypes: input.eventTypes ?? [],
+    fields: (input.fields ?? []) as DependencyField[],
+    score: input.score ?? false,
+    all: input.all ?? false,
+  });
+  if (segments.length === 0) return [];
+  const position = new Map(contactIds.map((id, index) => [id, index]));
+  const changes = (await diffForContacts(tx, input.workspaceId, segments, contactIds))
+    .map(toChange)
+    .sort(
+      (a, b) =>
+        position.get(a.contactId)! - position.get(b.contactId)! ||
+        a.segmentId.localeCompare(b.segmentId) ||
+        a.change.localeCompare(b.change),
+    );
+  await emitChanges(tx, input.workspaceId, changes);
+  return changes;
+}
+
+/**
+ * Recomputes one segment over every contact of its workspace, set-based, and emits the changes.
+ * Safe to run twice or beside ingest: inserts skip existing rows, deletes of gone rows do nothing.
+ */
+export async function computeSegment(
+  tx: Tx,
+  workspaceId: string,
+  segment: SegmentRules,
+): Promise<SegmentChange[]> {
+  const rows = await tx.any(sql.type(ChangeRow)`
+    with matched as materialized (
+      select c.id from contacts c
+      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false)
+    ),
+    entered as (
+      insert into segment_memberships (workspace_id, segment_id, contact_id)
+      select ${workspaceId}, ${segment.id}, id from matched
+      on conflict do nothing returning segment_id, contact_id
+    ),
+    exited as (
+      delete from segment_memberships m
+      where m.segment_id = ${segment.id} and not exists (select 1 from matched where matched.id = m.contact_id)
+      returning m.segment_id, m.contact_id
+    )
+    select segment_id, contact_id, 'entered' as change from entered
+    union all select segment_id, contact_id, 'exited' as change from exited
+    order by contact_id, change
+  `);
+  const changes = rows.map(toChange);
+  await emitChanges(tx, workspaceId, changes);
+  return changes;
+}

@@ -1,0 +1,138 @@
+// Segment rows. Membership diffs live in evaluate.ts, next to the compiled rules they run.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import type { DependencyField, Rule, RuleDependencies } from './rules.ts';
+
+export const SegmentRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  rules: z.custom<Rule>(),
+  status: z.enum(['computing', 'ready']),
+  computed_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  count: z.number().int(),
+});
+export type SegmentRow = z.infer<typeof SegmentRow>;
+
+const RulesRow = z.object({ id: z.string(), rules: z.custom<Rule>() });
+export type SegmentRules = z.infer<typeof RulesRow>;
+
+const columns = sql.fragment`s.id, s.workspace_id, s.name, s.description, s.rules, s.status, s.computed_at,
+  s.created_at, s.updated_at,
+  (select count(*)::int from segment_memberships m where m.segment_id = s.id) as count`;
+
+export async function listSegments(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
+  return db.any(sql.type(SegmentRow.extend({ total: z.number().int() }))`
+    select ${columns}, count(*) over ()::int as total from segments s
+    where s.workspace_id = ${workspaceId}
+    order by s.created_at, s.id limit ${page.limit} offset ${page.offset}
+  `);
+}
+
+export async function countSegments(db: Db, workspaceId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number().int() }))`
+    select count(*)::int as n from segments where workspace_id = ${workspaceId}
+  `);
+}
+
+export async function findSegment(db: Db, workspaceId: string, segmentId: string) {
+  return db.maybeOne(sql.type(SegmentRow)`
+    select ${columns} from segments s where s.workspace_id = ${workspaceId} and s.id = ${segmentId}
+  `);
+}
+
+/** Locks the segment row, so concurrent edits and the compute job see one version at a time. */
+export async function lockSegment(db: Db, workspaceId: string, segmentId: string) {
+  return db.maybeOne(sql.type(RulesRow.extend({ updated_at: z.string() }))`
+    select id, rules, updated_at from segments where workspace_id = ${workspaceId} and id = ${segmentId} for update
+  `);
+}
+
+export type SegmentWrite = {
+  name: string;
+  description: string | null;
+  rules: Rule;
+  dependencies: RuleDependencies;
+  status: 'computing' | 'ready';
+};
+
+export async function insertSegment(db: Db, workspaceId: string, id: string, input: SegmentWrite) {
+  const d = input.dependencies;
+  await db.query(sql.typeAlias('void')`
+    insert into segments (workspace_id, id, name, description, rules, depends_on_event_types, depends_on_fields,
+      depends_on_score, has_time_window, status)
+    values (${workspaceId}, ${id}, ${input.name}, ${input.description}, ${sql.jsonb(input.rules)},
+      ${sql.array(d.eventTypes, 'text')}, ${sql.array(d.fields, 'text')}, ${d.score}, ${d.timeWindow}, ${input.status})
+  `);
+}
+
+export async function updateSegment(db: Db, workspaceId: string, id: string, input: SegmentWrite) {
+  const d = input.dependencies;
+  await db.query(sql.typeAlias('void')`
+    update segments set name = ${input.name}, description = ${input.description}, rules = ${sql.jsonb(input.rules)},
+      depends_on_event_types = ${sql.array(d.eventTypes, 'text')}, depends_on_fields = ${sql.array(d.fields, 'text')},
+      depends_on_score = ${d.score}, has_time_window = ${d.timeWindow}, status = ${input.status},
+      updated_at = clock_timestamp()
+    where workspace_id = ${workspaceId} and id = ${id}
+  `);
+}
+
+export async function markSegmentReady(db: Db, workspaceId: string, id: string, version?: string) {
+  await db.query(sql.typeAlias('void')`
+    update segments set status = 'ready', computed_at = now()
+    where workspace_id = ${workspaceId} and id = ${id}
+      ${version ? sql.fragment`and date_trunc('milliseconds', updated_at) = ${version}::timestamptz` : sql.fragment``}
+  `);
+}
+
+export async function deleteSegment(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  const result = await db.query(sql.typeAlias('void')`
+    delete from segments where workspace_id = ${workspaceId} and id = ${id}
+  `);
+  return result.rowCount > 0;
+}
+
+export async function isSegmentInUse(db: Db, workspaceId: string, segmentId: string): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    select 1 from campaigns where workspace_id = ${workspaceId} and trigger_segment_id = ${segmentId}
+  `);
+}
+
+export async function countContacts(db: Db, workspaceId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number().int() }))`
+    select count(*)::int as n from contacts where workspace_id = ${workspaceId}
+  `);
+}
+
+/** Segments an ingest change can move: those depending on the event types, fields or score given. */
+export async function findSegmentsDependingOn(
+  db: Db,
+  workspaceId: string,
+  on: { eventTypes: string[]; fields: DependencyField[] | string[]; score: boolean; all: boolean },
+) {
+  return db.any(sql.type(RulesRow)`
+    select id, rules from segments
+    where workspace_id = ${workspaceId}
+      and (${on.all} or depends_on_event_types && ${sql.array(on.eventTypes, 'text')}
+        or depends_on_fields && ${sql.array(on.fields, 'text')} or (${on.score} and depends_on_score))
+    order by id
+  `);
+}
+
+/** Segments whose rules read the clock (`within`), optionally in one workspace. */
+export async function findTimeWindowSegments(db: Db, workspaceId: string | null) {
+  return db.any(sql.type(RulesRow.extend({ workspace_id: z.string() }))`
+    select id, workspace_id, rules from segments
+    where has_time_window ${workspaceId ? sql.fragment`and workspace_id = ${workspaceId}` : sql.fragment``}
+    order by workspace_id, id
+  `);
+}
+
+export async function findScoreSegments(db: Db, workspaceId: string) {
+  return db.any(sql.type(RulesRow)`
+    select id, rules from segments where workspace_id = ${workspaceId} and depends_on_score order by id
+  `);
+}

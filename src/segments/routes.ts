@@ -1,0 +1,137 @@
+import { ContactPage } from '../contacts/schemas.ts';
+import { listContactPage } from '../contacts/service.ts';
+import { access, defineRoute } from '../http/route.ts';
+import { WorkspaceParams } from '../http/validation.ts';
+import {
+  CreateSegmentBody,
+  ListSegmentsQuery,
+  SegmentContactsQuery,
+  SegmentCountSchema,
+  SegmentPage,
+  SegmentParams,
+  SegmentSchema,
+  UpdateSegmentBody,
+} from './schemas.ts';
+import {
+  createSegment,
+  deleteSegment,
+  getSegment,
+  listSegmentPage,
+  toSegment,
+  updateSegment,
+} from './service.ts';
+
+const tags = ['Segments'];
+const read = access.workspace('segments:read');
+const write = access.workspace('segments:write');
+const base = '/api/workspaces/{workspaceId}/segments';
+
+export const segmentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: base,
+    operationId: 'segments.list',
+    summary: 'List segments, oldest first, each with its member count',
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    query: ListSegmentsQuery,
+    responses: { 200: { description: 'A page of segments', schema: SegmentPage } },
+    handler: async ({ app, workspaceId, query }) => ({
+      status: 200,
+      body: await listSegmentPage(app.db, workspaceId, query),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: base,
+    operationId: 'segments.create',
+    summary: 'Create a segment and compute its members',
+    description:
+      'Up to 10,000 contacts, membership is computed before the response (status `ready`); in larger ' +
+      'workspaces a background job computes it (status `computing` until done). Entries emit segment.entered.',
+    tags,
+    access: write,
+    params: WorkspaceParams,
+    body: CreateSegmentBody,
+    responses: { 201: { description: 'The new segment', schema: SegmentSchema } },
+    handler: async ({ app, workspaceId, body }) => ({
+      status: 201,
+      body: toSegment(await createSegment(app, workspaceId, body)),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{segmentId}`,
+    operationId: 'segments.get',
+    summary: 'Get a segment with its member count',
+    tags,
+    access: read,
+    params: SegmentParams,
+    responses: { 200: { description: 'The segment', schema: SegmentSchema } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: toSegment(await getSegment(app.db, workspaceId, params.segmentId)),
+    }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: `${base}/{segmentId}`,
+    operationId: 'segments.update',
+    summary: 'Rename, describe or change the rules of a segment',
+    description: 'New rules are computed for every contact as on creation; entries and exits are emitted.',
+    tags,
+    access: write,
+    params: SegmentParams,
+    body: UpdateSegmentBody,
+    responses: { 200: { description: 'The updated segment', schema: SegmentSchema } },
+    handler: async ({ app, workspaceId, params, body }) => ({
+      status: 200,
+      body: toSegment(await updateSegment(app, workspaceId, params.segmentId, body)),
+    }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: `${base}/{segmentId}`,
+    operationId: 'segments.delete',
+    summary: 'Delete a segment (its memberships go with it, without exit events)',
+    tags,
+    access: write,
+    params: SegmentParams,
+    responses: { 204: { description: 'Deleted' } },
+    errors: { 409: 'A campaign is triggered by this segment.' },
+    handler: async ({ app, workspaceId, params }) => {
+      await deleteSegment(app.db, workspaceId, params.segmentId);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{segmentId}/contacts`,
+    operationId: 'segments.contacts',
+    summary: 'List the contacts in a segment, newest first',
+    tags,
+    access: read,
+    params: SegmentParams,
+    query: SegmentContactsQuery,
+    responses: { 200: { description: 'A page of contacts', schema: ContactPage } },
+    handler: async ({ app, workspaceId, params, query }) => ({
+      status: 200,
+      body: await listContactPage(app.db, workspaceId, { segmentId: params.segmentId }, query),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{segmentId}/count`,
+    operationId: 'segments.count',
+    summary: 'Count the contacts in a segment',
+    tags,
+    access: read,
+    params: SegmentParams,
+    responses: { 200: { description: 'The member count', schema: SegmentCountSchema } },
+    handler: async ({ app, workspaceId, params }) => {
+      const segment = await getSegment(app.db, workspaceId, params.segmentId);
+      return { status: 200, body: { segmentId: segment.id, count: segment.count, status: segment.status } };
+    },
+  }),
+];

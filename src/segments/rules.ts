@@ -1,0 +1,47 @@
+// The rule grammar shared by segments, scoring rules (`where`) and campaign triggers (`where`):
+// its schemas, its SQL compiler, its JavaScript matcher, and what a rule tree depends on.
+import type { Rule } from './ruleSchemas.ts';
+
+export { type CompileContext, compileMetadataConditions, compileSegmentRules } from './compile.ts';
+export { matchesMetadataConditions, valueAt } from './match.ts';
+export {
+  type MetadataCondition,
+  MetadataConditions,
+  OPS,
+  type Op,
+  RULE_LIMITS,
+  type Rule,
+  SegmentRules,
+} from './ruleSchemas.ts';
+
+/** Contact fields as ingest names them when they change; 'attributes' stands for any attribute. */
+export type DependencyField = 'email' | 'firstName' | 'lastName' | 'phone' | 'createdAt' | 'attributes';
+
+export type RuleDependencies = {
+  eventTypes: string[];
+  fields: DependencyField[];
+  score: boolean;
+  timeWindow: boolean;
+};
+
+/** What can change a rule's outcome, so ingest re-evaluates only the segments an event can move. */
+export function ruleDependencies(rule: Rule): RuleDependencies {
+  const eventTypes = new Set<string>();
+  const fields = new Set<DependencyField>();
+  let score = false;
+  let timeWindow = false;
+  const visit = (node: Rule): void => {
+    if ('all' in node) node.all.forEach(visit);
+    else if ('any' in node) node.any.forEach(visit);
+    else if ('not' in node) visit(node.not);
+    else if ('leadScore' in node) score = true;
+    else if ('attribute' in node) fields.add('attributes');
+    else if ('field' in node) fields.add(node.field);
+    else {
+      eventTypes.add(node.event);
+      if (node.within) timeWindow = true;
+    }
+  };
+  visit(rule);
+  return { eventTypes: [...eventTypes].sort(), fields: [...fields].sort(), score, timeWindow };
+}

@@ -1,0 +1,163 @@
+// Making a claimed attempt and recording what it did. Used by the dispatcher (streaming) and by
+// the CLI's replay and ping (in batches), so every attempt, however started, is recorded alike.
+import type { DatabasePool } from 'slonik';
+import type { Config } from '../config.ts';
+import { newId } from '../db/ids.ts';
+import type { ClaimedAttempt } from './dispatchQueries.ts';
+import {
+  annotateDeliveries,
+  deleteAttempts,
+  disableFailingEndpoints,
+  insertOutboundDeliveries,
+  type OutboundDeliveryRow,
+  type RetryRow,
+  refreshMessageStatuses,
+  scheduleRetries,
+  updateFailureStreaks,
+} from './outcomeQueries.ts';
+import { skipQueuedAttempts } from './deliveryQueries.ts';
+import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
+import type { DeliveryHttp } from './ssrf.ts';
+
+export type Outcome = { attempt: ClaimedAttempt; result: AttemptResult; startedAt: string };
+
+export type AttemptDeps = { http: DeliveryHttp; send: SendOptions };
+
+const SKIPPED: Omit<AttemptResult, 'durationMs'> = {
+  success: false,
+  responseStatus: null,
+  responseBody: null,
+  error: 'skipped: endpoint disabled',
+  retryAfterSeconds: null,
+  gone: false,
+};
+
+export async function performAttempt(deps: AttemptDeps, attempt: ClaimedAttempt): Promise<Outcome> {
+  const startedAt = new Date().toISOString();
+  if (!attempt.active || attempt.url === null || attempt.secrets.length === 0) {
+    return { attempt, startedAt, result: { ...SKIPPED, durationMs: 0 } };
+  }
+  const result = await sendAttempt(
+    deps.http,
+    {
+      attemptId: attempt.id,
+      messageId: attempt.message_id,
+      event: attempt.event,
+      body: attempt.body,
+      url: attempt.url,
+      secrets: attempt.secrets,
+    },
+    deps.send,
+  );
+  return { attempt, startedAt, result };
+}
+
+/** Retry-After may lengthen a wait up to this, never shorten one below the schedule. */
+const RETRY_AFTER_CAP_MS = 60 * 60 * 1000;
+
+/** Milliseconds until the next scheduled attempt, or null when the schedule is spent. */
+export function nextRetryDelayMs(
+  schedule: readonly number[],
+  nextIndex: number,
+  retryAfterSeconds: number | null,
+  random = Math.random,
+): number | null {
+  if (nextIndex >= schedule.length) return null;
+  const scheduled = schedule[nextIndex] * 1000;
+  // ±10 % jitter spreads the retries of an outage so they do not all land in the same second.
+  const jittered = Math.round(scheduled * (0.9 + 0.2 * random()));
+  if (retryAfterSeconds === null) return jittered;
+  const cap = Math.max(RETRY_AFTER_CAP_MS, scheduled);
+  return Math.min(Math.max(jittered, retryAfterSeconds * 1000), cap);
+}
+
+function deliveryRow({ attempt, result, startedAt }: Outcome): OutboundDeliveryRow {
+  return {
+    id: attempt.id,
+    workspace_id: attempt.workspace_id,
+    endpoint_id: attempt.endpoint_id,
+    message_id: attempt.message_id,
+    event: attempt.event,
+    attempt: attempt.attempt,
+    trigger: attempt.trigger,
+    url: attempt.url,
+    response_status: result.responseStatus,
+    response_body: result.responseBody,
+    duration_ms: result.durationMs,
+    error: result.error,
+    success: result.success,
+    created_at: startedAt,
+  };
+}
+
+function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): RetryRow[] {
+  const retries: RetryRow[] = [];
+  for (const { attempt, result } of outcomes) {
+    if (result.success || result.gone || !attempt.active || attempt.trigger !== 'scheduled') continue;
+    const nextIndex = (attempt.schedule_index ?? 0) + 1;
+    const delay = nextRetryDelayMs(schedule, nextIndex, result.retryAfterSeconds);
+    if (delay !== null)
+      retries.push({ id: newId('delivery'), message_id: attempt.message_id, schedule_index: nextIndex, delay_ms: delay });
+  }
+  return retries;
+}
+
+function endpointHealth(outcomes: readonly Outcome[]) {
+  const sent = outcomes.filter((outcome) => outcome.attempt.active);
+  const succeeded = new Set(sent.filter((o) => o.result.success).map((o) => o.attempt.endpoint_id));
+  const failed = new Set(
+    sent.filter((o) => !o.result.success && !succeeded.has(o.attempt.endpoint_id)).map((o) => o.attempt.endpoint_id),
+  );
+  const gone = new Set(sent.filter((o) => o.result.gone).map((o) => o.attempt.endpoint_id));
+  return { succeeded: [...succeeded], failed: [...failed], gone: [...gone] };
+}
+
+/** The last failed attempt of each endpoint in the batch: where a disable is explained. */
+function lastFailureByEndpoint(outcomes: readonly Outcome[]): Map<string, string> {
+  const last = new Map<string, string>();
+  for (const { attempt, result } of outcomes) if (!result.success) last.set(attempt.endpoint_id, attempt.id);
+  return last;
+}
+
+function messageResults(outcomes: readonly Outcome[]) {
+  const byMessage = new Map<string, { id: string; success: boolean; skipped: boolean }>();
+  for (const { attempt, result } of outcomes) {
+    const seen = byMessage.get(attempt.message_id) ?? { id: attempt.message_id, success: false, skipped: true };
+    seen.success ||= result.success;
+    seen.skipped &&= !attempt.active;
+    byMessage.set(attempt.message_id, seen);
+  }
+  return [...byMessage.values()];
+}
+
+/**
+ * Records a batch of outcomes in one transaction: delivery records, removal of the attempts,
+ * failure streaks, disabling (410, or failing for days), skipping what a disable left queued,
+ * next retries, message statuses. Outcomes whose lease another worker took over are dropped:
+ * that worker records its own attempt.
+ */
+export async function recordOutcomes(db: DatabasePool, config: Config, outcomes: readonly Outcome[]) {
+  if (outcomes.length === 0) return;
+  await db.transaction(async (tx) => {
+    const kept = await deleteAttempts(
+      tx,
+      outcomes.map((outcome) => outcome.attempt.id),
+    );
+    const mine = outcomes.filter((outcome) => kept.has(outcome.attempt.id));
+    await insertOutboundDeliveries(tx, mine.map(deliveryRow));
+    const health = endpointHealth(mine);
+    await updateFailureStreaks(tx, health.succeeded, health.failed);
+    const disabled = await disableFailingEndpoints(tx, health.gone, health.failed, config.WEBHOOK_DISABLE_AFTER_DAYS);
+    const lastFailure = lastFailureByEndpoint(mine);
+    await annotateDeliveries(
+      tx,
+      disabled.map((row) => ({ id: lastFailure.get(row.id) ?? '', note: row.disabled_reason })),
+    );
+    await skipQueuedAttempts(
+      tx,
+      disabled.map((row) => row.id),
+    );
+    await scheduleRetries(tx, retriesFor(mine, config.WEBHOOK_RETRY_SCHEDULE));
+    await refreshMessageStatuses(tx, messageResults(mine));
+  });
+}

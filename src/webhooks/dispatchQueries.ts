@@ -1,0 +1,132 @@
+// SQL of the outbound pipeline: fan-out of outgoing events into messages and first attempts, and
+// claiming due attempts under a lease. Recording their outcomes is in outcomeQueries.ts.
+import { z } from 'zod';
+import { type Db, sql, type Tx } from '../db/pool.ts';
+
+const OutgoingEventRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  occurred_at: z.string(),
+});
+export type OutgoingEventRow = z.infer<typeof OutgoingEventRow>;
+
+/** Oldest events not yet fanned out; rows other workers hold are skipped, not waited for. */
+export async function claimOutgoingEvents(tx: Tx, limit: number) {
+  return tx.any(sql.type(OutgoingEventRow)`
+    select id, workspace_id, type, data, occurred_at from outgoing_events
+    where fanned_out_at is null
+    order by occurred_at
+    limit ${limit}
+    for update skip locked
+  `);
+}
+
+const TargetRow = z.object({ id: z.string(), workspace_id: z.string(), events: z.array(z.string()) });
+
+export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly string[]) {
+  return tx.any(sql.type(TargetRow)`
+    select id, workspace_id, events from webhook_endpoints
+    where workspace_id = any(${sql.array(workspaceIds as string[], 'text')}) and active and direction = 'OUTBOUND'
+  `);
+}
+
+export type NewMessage = {
+  id: string;
+  attempt_id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  outgoing_event_id: string;
+  event: string;
+  body: string;
+};
+
+/** Each message with its first attempt, due now. A message that exists already is left alone. */
+export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly NewMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    with input as (
+      select * from jsonb_to_recordset(${sql.jsonb(messages)}) as r(
+        id text, attempt_id text, workspace_id text, endpoint_id text, outgoing_event_id text, event text, body text)
+    ), inserted as (
+      insert into webhook_messages (workspace_id, id, endpoint_id, outgoing_event_id, event, body, last_attempt)
+      select workspace_id, id, endpoint_id, outgoing_event_id, event, body, 1 from input
+      on conflict (endpoint_id, outgoing_event_id) do nothing
+      returning id
+    )
+    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index)
+    select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0
+    from input i join inserted using (id)
+  `);
+}
+
+export async function markFannedOut(tx: Tx, eventIds: readonly string[]): Promise<void> {
+  await tx.query(sql.typeAlias('void')`
+    update outgoing_events set fanned_out_at = now() where id = any(${sql.array(eventIds as string[], 'text')})
+  `);
+}
+
+export const ClaimedAttempt = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  message_id: z.string(),
+  endpoint_id: z.string(),
+  attempt: z.number().int(),
+  trigger: z.enum(['scheduled', 'manual']),
+  schedule_index: z.number().int().nullable(),
+  event: z.string(),
+  body: z.string(),
+  url: z.string().nullable(),
+  active: z.boolean(),
+  secrets: z.array(z.string()),
+});
+export type ClaimedAttempt = z.infer<typeof ClaimedAttempt>;
+
+/**
+ * Leases attempts: pushing `due_at` forward by the lease hides them from other workers until
+ * it runs out, so a worker that dies mid-send leaves them to be claimed again.
+ * `which`: the due ones (oldest first, up to `limit`), or these ids (replay, ping).
+ */
+export async function claimAttempts(
+  db: Db,
+  which: { limit: number } | { ids: readonly string[] },
+  leaseMs: number,
+): Promise<readonly ClaimedAttempt[]> {
+  const chosen =
+    'ids' in which
+      ? sql.fragment`select id from webhook_attempts where id = any(${sql.array(which.ids as string[], 'text')})
+                     for update skip locked`
+      : sql.fragment`select id from webhook_attempts where due_at <= now() order by due_at
+                     limit ${which.limit} for update skip locked`;
+  return db.any(sql.type(ClaimedAttempt)`
+    with chosen as (${chosen}), claimed as (
+      update webhook_attempts a
+      set due_at = now() + ${leaseMs} * interval '1 millisecond', claims = a.claims + 1
+      from chosen where a.id = chosen.id
+      returning a.*
+    )
+    select c.id, c.workspace_id, c.message_id, c.endpoint_id, c.attempt, c.trigger, c.schedule_index,
+      m.event, m.body, e.url, e.active,
+      array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end],
+                   null) as secrets
+    from claimed c
+    join webhook_messages m on m.id = c.message_id
+    join webhook_endpoints e on e.id = c.endpoint_id
+  `);
+}
+
+/** Hands leased attempts back (a stopping worker), so another worker need not wait for the lease. */
+export async function releaseAttempts(db: Db, attemptIds: readonly string[]): Promise<void> {
+  if (attemptIds.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    update webhook_attempts set due_at = now() where id = any(${sql.array(attemptIds as string[], 'text')})
+  `);
+}
+
+/** When the next attempt falls due (or a lease runs out), so an idle dispatcher sleeps until then. */
+export async function nextDueAt(db: Db): Promise<string | null> {
+  return db.oneFirst(sql.type(z.object({ due: z.string().nullable() }))`
+    select min(due_at) as due from webhook_attempts
+  `);
+}

@@ -1,0 +1,123 @@
+// SQL for webhook endpoints. Every query but the inbound lookup filters by workspace first; the
+// inbound URL carries only the endpoint id, which is global and unguessable (a ULID).
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const EndpointRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  name: z.string(),
+  direction: z.enum(['INBOUND', 'OUTBOUND']),
+  url: z.string().nullable(),
+  events: z.array(z.string()),
+  secret: z.string().nullable(),
+  previous_secret: z.string().nullable(),
+  previous_secret_expires_at: z.string().nullable(),
+  active: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type EndpointRow = z.infer<typeof EndpointRow>;
+
+const columns = sql.fragment`
+  id, workspace_id, name, direction, url, events, secret, previous_secret, previous_secret_expires_at,
+  active, disabled_reason, created_at, updated_at
+`;
+
+export async function insertEndpoint(
+  db: Db,
+  input: {
+    id: string;
+    workspaceId: string;
+    name: string;
+    direction: 'INBOUND' | 'OUTBOUND';
+    url: string | null;
+    events: readonly string[];
+    secret: string | null;
+    active: boolean;
+  },
+): Promise<EndpointRow> {
+  return db.one(sql.type(EndpointRow)`
+    insert into webhook_endpoints (id, workspace_id, name, direction, url, events, secret, active)
+    values (${input.id}, ${input.workspaceId}, ${input.name}, ${input.direction}, ${input.url},
+            ${sql.array(input.events as string[], 'text')}, ${input.secret}, ${input.active})
+    returning ${columns}
+  `);
+}
+
+const ListedRow = EndpointRow.extend({ delivery_count: z.number().int() });
+
+export async function listEndpointsWithCounts(db: Db, workspaceId: string) {
+  return db.any(sql.type(ListedRow)`
+    select ${columns},
+      (select count(*) from webhook_deliveries d where d.endpoint_id = e.id)::int as delivery_count
+    from webhook_endpoints e
+    where workspace_id = ${workspaceId}
+    order by created_at, id
+  `);
+}
+
+export async function findEndpoint(db: Db, workspaceId: string, endpointId: string, lock = false) {
+  return db.maybeOne(sql.type(EndpointRow)`
+    select ${columns} from webhook_endpoints
+    where workspace_id = ${workspaceId} and id = ${endpointId}
+    ${lock ? sql.fragment`for update` : sql.fragment``}
+  `);
+}
+
+/** The inbound route knows only the endpoint id. */
+export async function findEndpointById(db: Db, endpointId: string) {
+  return db.maybeOne(sql.type(EndpointRow)`select ${columns} from webhook_endpoints where id = ${endpointId}`);
+}
+
+export type EndpointChanges = {
+  name?: string;
+  url?: string;
+  events?: readonly string[];
+  active?: boolean;
+};
+
+export async function updateEndpoint(db: Db, workspaceId: string, endpointId: string, changes: EndpointChanges) {
+  const sets = [sql.fragment`updated_at = now()`];
+  if (changes.name !== undefined) sets.push(sql.fragment`name = ${changes.name}`);
+  if (changes.url !== undefined) sets.push(sql.fragment`url = ${changes.url}`);
+  if (changes.events !== undefined) sets.push(sql.fragment`events = ${sql.array(changes.events as string[], 'text')}`);
+  if (changes.active !== undefined) {
+    sets.push(sql.fragment`active = ${changes.active}`);
+    // Re-activation starts a clean slate: the old reason and failure streak no longer apply.
+    if (changes.active) sets.push(sql.fragment`disabled_reason = null, failing_since = null`);
+  }
+  return db.maybeOne(sql.type(EndpointRow)`
+    update webhook_endpoints set ${sql.join(sets, sql.fragment`, `)}
+    where workspace_id = ${workspaceId} and id = ${endpointId}
+    returning ${columns}
+  `);
+}
+
+export async function deleteEndpoint(db: Db, workspaceId: string, endpointId: string): Promise<boolean> {
+  const result = await db.query(sql.typeAlias('id')`
+    delete from webhook_endpoints where workspace_id = ${workspaceId} and id = ${endpointId} returning id
+  `);
+  return result.rowCount === 1;
+}
+
+/** The current secret becomes the previous one, which keeps signing for `graceSeconds`. */
+export async function rotateEndpointSecret(
+  db: Db,
+  workspaceId: string,
+  endpointId: string,
+  secret: string,
+  graceSeconds: number,
+) {
+  return db.maybeOne(sql.type(EndpointRow)`
+    update webhook_endpoints set
+      previous_secret = secret,
+      previous_secret_expires_at = case when secret is null then null
+                                        else now() + ${graceSeconds} * interval '1 second' end,
+      secret = ${secret},
+      updated_at = now()
+    where workspace_id = ${workspaceId} and id = ${endpointId}
+    returning ${columns}
+  `);
+}

@@ -1,0 +1,46 @@
+// SQL for choosing outbound messages to send again (replay) and for one-off messages (pings).
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const ReplayRow = z.object({
+  id: z.string(),
+  endpoint_id: z.string(),
+  event: z.string(),
+  status: z.string(),
+  active: z.boolean(),
+  created_at: z.string(),
+});
+export type ReplayRow = z.infer<typeof ReplayRow>;
+
+export type ReplayFilter = {
+  workspaceId: string;
+  endpointId?: string;
+  since?: string;
+  until?: string;
+  failedOnly?: boolean;
+};
+
+/** Outbound messages created in the window, oldest first; failed-only means failed or skipped. */
+export async function findMessagesForReplay(db: Db, filter: ReplayFilter) {
+  const conditions = [sql.fragment`m.workspace_id = ${filter.workspaceId}`];
+  if (filter.endpointId) conditions.push(sql.fragment`m.endpoint_id = ${filter.endpointId}`);
+  if (filter.since) conditions.push(sql.fragment`m.created_at >= ${filter.since}`);
+  if (filter.until) conditions.push(sql.fragment`m.created_at < ${filter.until}`);
+  if (filter.failedOnly) conditions.push(sql.fragment`m.status in ('failed', 'skipped')`);
+  return db.any(sql.type(ReplayRow)`
+    select m.id, m.endpoint_id, m.event, m.status, e.active, m.created_at
+    from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id
+    where ${sql.join(conditions, sql.fragment` and `)}
+    order by m.created_at, m.id
+  `);
+}
+
+export async function insertMessage(
+  db: Db,
+  message: { id: string; workspaceId: string; endpointId: string; event: string; body: string },
+): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
+    values (${message.workspaceId}, ${message.id}, ${message.endpointId}, ${message.event}, ${message.body})
+  `);
+}

@@ -1,0 +1,146 @@
+// SQL that records what attempts did, in bulk: one transaction per batch of outcomes, so the
+// delivery record, the removal of the queued attempt and the next retry commit together.
+import { z } from 'zod';
+import { sql, type Tx } from '../db/pool.ts';
+
+const textArray = (values: readonly string[]) => sql.array(values as string[], 'text');
+
+/** Removes finished attempts; returns those that were still ours (a lease may have run out). */
+export async function deleteAttempts(tx: Tx, attemptIds: readonly string[]): Promise<Set<string>> {
+  const rows = await tx.anyFirst(sql.typeAlias('id')`
+    delete from webhook_attempts where id = any(${textArray(attemptIds)}) returning id
+  `);
+  return new Set(rows);
+}
+
+export type OutboundDeliveryRow = {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  message_id: string;
+  event: string;
+  attempt: number;
+  trigger: 'scheduled' | 'manual';
+  url: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+  success: boolean;
+  created_at: string;
+};
+
+export async function insertOutboundDeliveries(tx: Tx, rows: readonly OutboundDeliveryRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    insert into webhook_deliveries (workspace_id, id, endpoint_id, message_id, direction, event, attempt, trigger,
+      url, response_status, response_body, duration_ms, error, success, created_at)
+    select workspace_id, id, endpoint_id, message_id, 'OUTBOUND', event, attempt, trigger, url, response_status,
+           response_body, duration_ms, error, success, created_at
+    from jsonb_to_recordset(${sql.jsonb(rows)}) as r(workspace_id text, id text, endpoint_id text,
+      message_id text, event text, attempt int, trigger text, url text, response_status int,
+      response_body text, duration_ms int, error text, success boolean, created_at timestamptz)
+  `);
+}
+
+/** A success ends an endpoint's failure streak; a failure starts one if none is running. */
+export async function updateFailureStreaks(
+  tx: Tx,
+  succeeded: readonly string[],
+  failed: readonly string[],
+): Promise<void> {
+  if (succeeded.length > 0) {
+    await tx.query(sql.typeAlias('void')`
+      update webhook_endpoints set failing_since = null
+      where id = any(${textArray(succeeded)}) and failing_since is not null
+    `);
+  }
+  if (failed.length > 0) {
+    await tx.query(sql.typeAlias('void')`
+      update webhook_endpoints set failing_since = now()
+      where id = any(${textArray(failed)}) and failing_since is null
+    `);
+  }
+}
+
+const DisabledRow = z.object({ id: z.string(), disabled_reason: z.string() });
+
+/** Disables endpoints that answered 410, or have only failed for `days`; returns them with why. */
+export async function disableFailingEndpoints(
+  tx: Tx,
+  gone: readonly string[],
+  failed: readonly string[],
+  days: number,
+) {
+  if (gone.length === 0 && failed.length === 0) return [];
+  return tx.any(sql.type(DisabledRow)`
+    update webhook_endpoints set
+      active = false,
+      updated_at = now(),
+      disabled_reason = case
+        when id = any(${textArray(gone)}) then 'Disabled: the endpoint answered 410 Gone.'
+        else 'Disabled: every delivery failed since ' ||
+             to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') ||
+             ' (' || ${days} || ' days or more).'
+      end
+    where active and (
+      id = any(${textArray(gone)}) or
+      (id = any(${textArray(failed)}) and failing_since <= now() - ${days} * interval '1 day')
+    )
+    returning id, disabled_reason
+  `);
+}
+
+/** Says on the attempt that tipped an endpoint over why it is now disabled. */
+export async function annotateDeliveries(tx: Tx, notes: readonly { id: string; note: string }[]) {
+  if (notes.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    update webhook_deliveries d set error = coalesce(d.error || '; ', '') || r.note
+    from jsonb_to_recordset(${sql.jsonb(notes)}) as r(id text, note text)
+    where d.id = r.id
+  `);
+}
+
+export type RetryRow = { id: string; message_id: string; schedule_index: number; delay_ms: number };
+
+/** Queues the next scheduled attempt of each message whose endpoint is still active. */
+export async function scheduleRetries(tx: Tx, retries: readonly RetryRow[]): Promise<void> {
+  if (retries.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    with input as (
+      select * from jsonb_to_recordset(${sql.jsonb(retries)}) as r(
+        id text, message_id text, schedule_index int, delay_ms int)
+    ), bumped as (
+      update webhook_messages m set last_attempt = m.last_attempt + 1
+      from input i, webhook_endpoints e
+      where m.id = i.message_id and e.id = m.endpoint_id and e.active
+      returning m.id, m.workspace_id, m.endpoint_id, m.last_attempt
+    )
+    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
+      due_at)
+    select b.workspace_id, i.id, b.id, b.endpoint_id, b.last_attempt, 'scheduled', i.schedule_index,
+           now() + i.delay_ms * interval '1 millisecond'
+    from bumped b join input i on i.message_id = b.id
+  `);
+}
+
+/**
+ * A message that ever succeeded stays succeeded; one with an attempt still queued is pending;
+ * one whose endpoint was disabled before it could be sent is skipped; otherwise it failed.
+ */
+export async function refreshMessageStatuses(
+  tx: Tx,
+  messages: readonly { id: string; success: boolean; skipped: boolean }[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    update webhook_messages m set status = case
+      when r.success or m.status = 'succeeded' then 'succeeded'
+      when exists (select 1 from webhook_attempts a where a.message_id = m.id) then 'pending'
+      when r.skipped then 'skipped'
+      else 'failed'
+    end
+    from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, success boolean, skipped boolean)
+    where m.id = r.id
+  `);
+}

@@ -1,0 +1,117 @@
+// One HTTP attempt of one message: sign, POST the stored body byte-for-byte, and classify what
+// came back. Success is a 2xx within the timeout; a redirect, any other status, a timeout, a
+// network error or a refused address is a failure with the reason in `error`.
+import { fetch } from 'undici';
+import { signingHeaders } from './signing.ts';
+import { blockedCause, checkLiteralUrl, type DeliveryHttp } from './ssrf.ts';
+
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export type AttemptRequest = {
+  attemptId: string;
+  messageId: string;
+  event: string;
+  body: string;
+  url: string;
+  secrets: readonly string[];
+};
+
+export type AttemptResult = {
+  success: boolean;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  /** Seconds the receiver asked us to wait (Retry-After), if it said. */
+  retryAfterSeconds: number | null;
+  /** 410 Gone: the receiver wants nothing more. */
+  gone: boolean;
+};
+
+export type SendOptions = { timeoutMs: number; userAgent: string };
+
+/** Reads at most the first 4 KB of a response, then lets the rest go. */
+async function readHead(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+}
+
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function failureText(error: unknown, timedOut: boolean, timeoutMs: number): string {
+  const blocked = blockedCause(error);
+  if (blocked) return blocked.message;
+  if (timedOut) return `timeout: no response within ${timeoutMs} ms`;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const detail = cause?.code ? `${cause.code} ${cause.message ?? ''}` : (cause?.message ?? String(error));
+  return `network error: ${detail.trim()}`;
+}
+
+function statusError(status: number, location: string | null): string | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return `redirect not followed: ${status} to ${location ?? '(no Location)'}`;
+  return `HTTP ${status}`;
+}
+
+export function requestHeaders(request: AttemptRequest, userAgent: string, now = Date.now()) {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': userAgent,
+    'X-Webhook-Event': request.event,
+    'X-Webhook-Delivery': request.attemptId,
+    ...signingHeaders(request.secrets, request.messageId, request.body, now),
+  };
+}
+
+export async function sendAttempt(
+  http: DeliveryHttp,
+  request: AttemptRequest,
+  options: SendOptions,
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failed = { success: false, responseStatus: null, responseBody: null, retryAfterSeconds: null, gone: false };
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  try {
+    if (!http.allowPrivate) checkLiteralUrl(new URL(request.url));
+    const response = await fetch(request.url, {
+      method: 'POST',
+      body: request.body,
+      headers: requestHeaders(request, options.userAgent),
+      dispatcher: http.agent,
+      redirect: 'manual',
+      signal,
+    });
+    const responseBody = await readHead(response.body as ReadableStream<Uint8Array> | null).catch(() => '');
+    const error = statusError(response.status, response.headers.get('location'));
+    return {
+      success: error === null,
+      responseStatus: response.status,
+      responseBody,
+      durationMs: elapsed(),
+      error,
+      retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
+      gone: response.status === 410,
+    };
+  } catch (error) {
+    return { ...failed, durationMs: elapsed(), error: failureText(error, signal.aborted, options.timeoutMs) };
+  }
+}

@@ -1,0 +1,175 @@
+// Webhook endpoints and the delivery log: what the routes and the CLI call.
+import type { Config } from '../config.ts';
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/pool.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
+import {
+  type DeliveryFilter,
+  type DeliveryRow,
+  findDelivery,
+  listDeliveries,
+  queueManualAttempts,
+  skipQueuedAttempts,
+} from './deliveryQueries.ts';
+import {
+  deleteEndpoint,
+  type EndpointRow,
+  findEndpoint,
+  insertEndpoint,
+  listEndpointsWithCounts,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from './endpointQueries.ts';
+import {
+  type CreateEndpointInput,
+  type Delivery,
+  type Endpoint,
+  type UpdateEndpointInput,
+  unknownEventTypeIssues,
+} from './schemas.ts';
+import { generateSecret } from './signing.ts';
+import { checkLiteralUrl } from './ssrf.ts';
+
+export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+
+export function toEndpoint(row: EndpointRow): Endpoint {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: row.events,
+    direction: row.direction,
+    active: row.active,
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    messageId: row.message_id,
+    direction: row.direction,
+    event: row.event,
+    attempt: row.attempt,
+    trigger: row.trigger,
+    url: row.url,
+    responseStatus: row.response_status,
+    responseBody: row.response_body,
+    durationMs: row.duration_ms,
+    error: row.error,
+    success: row.success,
+    createdAt: row.created_at,
+  };
+}
+
+/** Rules that depend on the deployment: https in production, no private IP literals. */
+export function checkUrlAllowed(config: Config, url: string): void {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'http:' && !config.webhookAllowHttp) {
+    throw new ValidationError([{ path: 'body.url', message: 'must use https (plain http is not allowed here)' }]);
+  }
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return;
+  try {
+    checkLiteralUrl(parsed);
+  } catch {
+    throw new ValidationError([
+      { path: 'body.url', message: 'must not point at a private, loopback or link-local address' },
+    ]);
+  }
+}
+
+function defaultName(input: CreateEndpointInput): string {
+  return input.url ? new URL(input.url).host.slice(0, 100) : 'Inbound endpoint';
+}
+
+export async function createEndpoint(db: Db, config: Config, workspaceId: string, input: CreateEndpointInput) {
+  if (input.url) checkUrlAllowed(config, input.url);
+  const row = await insertEndpoint(db, {
+    id: newId('webhookEndpoint'),
+    workspaceId,
+    name: input.name ?? defaultName(input),
+    direction: input.direction,
+    url: input.url ?? null,
+    events: input.events ?? [],
+    secret: input.signed ? generateSecret() : null,
+    active: input.active,
+  });
+  return { ...toEndpoint(row), secret: row.secret };
+}
+
+export async function listEndpoints(db: Db, workspaceId: string) {
+  const rows = await listEndpointsWithCounts(db, workspaceId);
+  return rows.map((row) => ({ ...toEndpoint(row), _count: { deliveries: row.delivery_count } }));
+}
+
+async function requireEndpoint(db: Db, workspaceId: string, endpointId: string, lock = false) {
+  const row = await findEndpoint(db, workspaceId, endpointId, lock);
+  if (!row) throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  return row;
+}
+
+/** Deactivating turns what was queued into "skipped" records, in the same transaction. */
+export async function changeEndpoint(
+  db: Db,
+  config: Config,
+  workspaceId: string,
+  endpointId: string,
+  changes: UpdateEndpointInput,
+): Promise<Endpoint> {
+  return db.transaction(async (tx) => {
+    const current = await requireEndpoint(tx, workspaceId, endpointId, true);
+    if (changes.events !== undefined && current.direction === 'OUTBOUND') {
+      const issues = unknownEventTypeIssues(changes.events);
+      if (issues.length > 0)
+        throw new ValidationError(issues.map((issue) => ({ path: `body.${issue.path.join('.')}`, message: issue.message })));
+    }
+    if (changes.url !== undefined) {
+      if (current.direction === 'INBOUND')
+        throw new ValidationError([{ path: 'body.url', message: 'applies to OUTBOUND endpoints only' }]);
+      checkUrlAllowed(config, changes.url);
+    }
+    const row = (await updateEndpoint(tx, workspaceId, endpointId, changes)) as EndpointRow;
+    if (current.active && !row.active) await skipQueuedAttempts(tx, [endpointId]);
+    return toEndpoint(row);
+  });
+}
+
+export async function removeEndpoint(db: Db, workspaceId: string, endpointId: string): Promise<void> {
+  if (!(await deleteEndpoint(db, workspaceId, endpointId)))
+    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+}
+
+export async function rotateSecret(db: Db, workspaceId: string, endpointId: string) {
+  const row = await rotateEndpointSecret(db, workspaceId, endpointId, generateSecret(), ROTATION_GRACE_SECONDS);
+  if (!row) throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  return { ...toEndpoint(row), secret: row.secret, previousSecretExpiresAt: row.previous_secret_expires_at };
+}
+
+export async function listDeliveryPage(
+  db: Db,
+  workspaceId: string,
+  filter: DeliveryFilter,
+  page: { page: number; limit: number },
+) {
+  const offset = (page.page - 1) * page.limit;
+  const { rows, total } = await listDeliveries(db, workspaceId, filter, { limit: page.limit, offset });
+  return { data: rows.map(toDelivery), page: page.page, limit: page.limit, total };
+}
+
+/** Queues a manual attempt of the delivery's message; the dispatcher sends it at once. */
+export async function retryDelivery(db: Db, workspaceId: string, deliveryId: string) {
+  return db.transaction(async (tx) => {
+    const delivery = await findDelivery(tx, workspaceId, deliveryId);
+    if (!delivery) throw new NotFoundError('Delivery', `No delivery ${deliveryId} in this workspace.`);
+    if (delivery.direction === 'INBOUND' || delivery.message_id === null)
+      throw new ConflictError('Only outbound deliveries can be retried; this one was received.', 'inbound-delivery');
+    const endpoint = await requireEndpoint(tx, workspaceId, delivery.endpoint_id);
+    if (!endpoint.active)
+      throw new ConflictError('The endpoint is disabled: activate it (PATCH active true) first.', 'endpoint-inactive');
+    const [queued] = await queueManualAttempts(tx, [delivery.message_id]);
+    return { deliveryId: queued.id };
+  });
+}

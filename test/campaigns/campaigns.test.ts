@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
+import { workspace } from '../events/support.ts';
+import { expectProblem } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { createCampaign, STEPS } from './support.ts';
+
+describe('campaigns: definition and status', () => {
+  describe('happy paths', () => {
+    it('creates a draft with validated steps and reads it back', async () => {
+      const { admin, base } = await workspace();
+      const campaign = await createCampaign(admin, base);
+      expect(campaign).to.include({ name: 'Welcome', status: 'draft', reentry: 'never', activatedAt: null });
+      expect(campaign.steps).to.deep.equal(STEPS);
+      expect((await admin.get(`${base}/campaigns/${campaign.id}`)).body).to.deep.equal(campaign);
+      const list = await admin.get(`${base}/campaigns?status=draft`);
+      expect(list.body).to.include({ total: 1, page: 1, limit: 50 });
+    });
+
+    it('moves draft → active ⇄ paused → archived, emitting campaign.started on activation', async () => {
+      const { admin, base, workspaceId } = await workspace();
+      const { id } = await createCampaign(admin, base);
+      const path = `${base}/campaigns/${id}`;
+      const activated = await admin.post(`${path}/activate`);
+      expect(activated.body).to.include({ status: 'active' });
+      expect(activated.body.activatedAt).to.be.a('string');
+      expect((await admin.post(`${path}/pause`)).body.status).to.equal('paused');
+      expect((await admin.post(`${path}/resume`)).body.status).to.equal('active');
+      await admin.post(`${path}/pause`);
+      expect((await admin.post(`${path}/activate`)).body.status).to.equal('active');
+      expect((await admin.post(`${path}/archive`)).body.status).to.equal('archived');
+      const started = await server().context.db.anyFirst(sql.unsafe`
+        select data from outgoing_events where workspace_id = ${workspaceId} and type = 'campaign.started'`);
+      expect(started).to.deep.equal([
+        { campaignId: id, name: 'Welcome', status: 'active' },
+        { campaignId: id, name: 'Welcome', status: 'active' },
+        { campaignId: id, name: 'Welcome', status: 'active' },
+      ]);
+    });
+
+    it('edits any field of a draft, only the name of a running campaign', async () => {
+      const { admin, base } = await workspace();
+      const { id } = await createCampaign(admin, base);
+      const edited = await admin.patch(`${base}/campaigns/${id}`, {
+        trigger: { type: 'event', eventType: 'purchase', where: [{ path: 'amount', op: 'gt', value: 10 }] },
+        reentry: 'always',
+      });
+      expect(edited.status, edited.text).to.equal(200);
+      expect(edited.body).to.include({ reentry: 'always' });
+      await admin.post(`${base}/campaigns/${id}/activate`);
+      expect((await admin.patch(`${base}/campaigns/${id}`, { name: 'Renamed' })).body.name).to.equal(
+        'Renamed',
+      );
+      expectProblem(await admin.patch(`${base}/campaigns/${id}`, { steps: STEPS }), 409);
+      expectProblem(await admin.delete(`${base}/campaigns/${id}`), 409);
+      await admin.post(`${base}/campaigns/${id}/archive`);
+      expectProblem(await admin.patch(`${base}/campaigns/${id}`, { name: 'x' }), 409);
+      expect((await admin.delete(`${base}/campaigns/${id}`)).status).to.equal(204);
+      expectProblem(await admin.get(`${base}/campaigns/${id}`), 404);
+    });
+  });
+
+  describe('errors', () => {
+    it('refuses invalid transitions with 409', async () => {
+      const { admin, base } = await workspace();
+      const { id } = await createCampaign(admin, base);
+      expectProblem(await admin.post(`${base}/campaigns/${id}/pause`), 409);
+      expectProblem(await admin.post(`${base}/campaigns/${id}/resume`), 409);
+      await admin.post(`${base}/campaigns/${id}/archive`);
+      for (const transition of ['activate', 'pause', 'resume', 'archive']) {
+        expectProblem(await admin.post(`${base}/campaigns/${id}/${transition}`), 409);
+      }
+    });
+
+    it('validates trigger and steps, naming the path', async () => {
+      const { admin, base } = await workspace();
+      const valid = { name: 'c', trigger: { type: 'event', eventType: 'x' }, steps: STEPS };
+      const cases: [unknown, string][] = [
+        [{ ...valid, steps: [] }, 'body.steps'],
+        [{ ...valid, steps: [{ type: 'wait', duration: '2 days' }] }, 'body.steps.0.duration'],
+        [{ ...valid, steps: [{ type: 'send', channel: 'sms', text: 'x' }] }, 'body.steps.0.channel'],
+        [{ ...valid, steps: [{ type: 'send', channel: 'email', subject: 'x' }] }, 'body.steps.0.body'],
+        [
+          {
+            ...valid,
+            steps: [{ type: 'send', channel: 'push', title: 't', body: 'b', url: 'javascript:x' }],
+          },
+          'body.steps.0.url',
+        ],
+        [{ ...valid, trigger: { type: 'event' } }, 'body.trigger.eventType'],
+        [
+          {
+            ...valid,
+            trigger: { type: 'event', eventType: 'x', where: [{ path: 'a', op: 'bogus', value: 1 }] },
+          },
+          'body.trigger.where.0.op',
+        ],
+        [{ ...valid, trigger: { type: 'cron' } }, 'body.trigger.type'],
+        [{ ...valid, reentry: 'sometimes' }, 'body.reentry'],
+        [{ ...valid, name: ' ' }, 'body.name'],
+      ];
+      for (const [body, path] of cases) {
+        const problem = expectProblem(await admin.post(`${base}/campaigns`, body), 400) as unknown as {
+          errors: { path: string }[];
+        };
+        expect(
+          problem.errors.map((error) => error.path),
+          JSON.stringify(body),
+        ).to.include(path);
+      }
+      expectProblem(await admin.get(`${base}/campaigns/cmp_nope/enrollments?limit=500`), 400);
+    });
+
+    it('answers 404 for an unknown segment trigger and unknown campaigns', async () => {
+      const { admin, base } = await workspace();
+      const problem = expectProblem(
+        await admin.post(`${base}/campaigns`, {
+          name: 'c',
+          trigger: { type: 'segment_entered', segmentId: 'seg_nope' },
+          steps: STEPS,
+        }),
+        404,
+      );
+      expect(problem.detail).to.include('trigger.segmentId');
+      expectProblem(await admin.get(`${base}/campaigns/cmp_nope`), 404);
+      expectProblem(await admin.post(`${base}/campaigns/cmp_nope/activate`), 404);
+      expectProblem(await admin.get(`${base}/campaigns/cmp_nope/enrollments`), 404);
+    });
+  });
+
+  describe('security', () => {
+    it('needs campaigns:read and campaigns:write', async () => {
+      const { admin, base, withScopes } = await workspace();
+      const campaign = await createCampaign(admin, base);
+      const reader = await withScopes(['campaigns:read']);
+      const writer = await withScopes(['campaigns:write']);
+      expect(expectProblem(await writer.get(`${base}/campaigns`), 403).detail).to.include('campaigns:read');
+      expect(
+        expectProblem(await reader.post(`${base}/campaigns/${campaign.id}/activate`), 403).detail,
+      ).to.include('campaigns:write');
+      expect((await reader.get(`${base}/campaigns/${campaign.id}/enrollments`)).status).to.equal(200);
+    });
+
+    it("answers 404 for another workspace's campaigns", async () => {
+      const mine = await workspace();
+      const theirs = await workspace();
+      const campaign = await createCampaign(theirs.admin, theirs.base);
+      for (const path of ['', '/enrollments']) {
+        expectProblem(await mine.admin.get(`${mine.base}/campaigns/${campaign.id}${path}`), 404);
+      }
+      expectProblem(await mine.admin.post(`${mine.base}/campaigns/${campaign.id}/activate`), 404);
+      expectProblem(await mine.admin.patch(`${mine.base}/campaigns/${campaign.id}`, { name: 'x' }), 404);
+      expectProblem(await mine.admin.delete(`${mine.base}/campaigns/${campaign.id}`), 404);
+    });
+  });
+});

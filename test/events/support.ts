@@ -1,0 +1,37 @@
+// Shared set-up for contact, event and campaign tests: a workspace, its ADMIN and paths in it.
+import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
+import type { Client } from '../support/client.ts';
+import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+
+export async function workspace() {
+  const { client, workspaceId } = await workspaceWithAdmin();
+  const base = `/api/workspaces/${workspaceId}`;
+  return {
+    admin: client,
+    workspaceId,
+    base,
+    /** A client with an API key holding exactly these scopes. */
+    withScopes: async (scopes: string[]) => (await keyClient(client, workspaceId, scopes)).client,
+  };
+}
+
+export async function track(client: Client, base: string, event: Record<string, unknown>) {
+  const response = await client.post(`${base}/events`, event);
+  expect(response.status, response.text).to.equal(201);
+  return response.body;
+}
+
+export async function createContact(client: Client, base: string, contact: Record<string, unknown>) {
+  const response = await client.post(`${base}/contacts`, contact);
+  expect(response.status, response.text).to.equal(201);
+  return response.body;
+}
+
+/** The data of the outgoing events of one type, oldest first. */
+export async function outgoing(workspaceId: string, type: string) {
+  return server().context.db.anyFirst(sql.unsafe`
+    select data from outgoing_events where workspace_id = ${workspaceId} and type = ${type} order by id
+  `);
+}

@@ -1,0 +1,168 @@
+// The `switchboard` CLI, run as a real process against the test database.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { Client } from '../support/client.ts';
+import { expectProblem, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { ISO_MS } from './helpers.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function cli(args: string[], stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/cli.ts'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: server().databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+async function cliJson(args: string[], stdin = '') {
+  const run = await cli([...args, '--json'], stdin);
+  expect(run.code, run.stderr).to.equal(0);
+  return JSON.parse(run.stdout);
+}
+
+async function adminCreate(extra: string[] = [], stdin = '') {
+  const email = uniqueEmail('cli');
+  const args = ['admin', 'create', '--email', email, '--name', 'CLI Admin', '--workspace-name', 'CLI Workspace'];
+  return { email, result: await cliJson([...args, ...extra], stdin) };
+}
+
+describe('CLI', function () {
+  this.timeout(60_000);
+
+  it('migrate applies nothing on a migrated database, and says so', async () => {
+    const text = await cli(['migrate']);
+    expect(text.code, text.stderr).to.equal(0);
+    expect(text.stdout.trim()).to.equal('database is up to date');
+    expect(await cliJson(['migrate'])).to.deep.equal({ applied: [] });
+  });
+
+  it('admin create makes a user and their workspace; --json prints {user, workspace}', async () => {
+    const { email, result } = await adminCreate(['--password', 'a long password']);
+    expect(Object.keys(result).sort()).to.deep.equal(['user', 'workspace']);
+    expect(Object.keys(result.user).sort()).to.deep.equal(['email', 'id', 'name']);
+    expect(result.user).to.include({ email, name: 'CLI Admin' });
+    expect(result.workspace).to.deep.equal({ id: result.workspace.id, name: 'CLI Workspace' });
+    const client = new Client();
+    expect((await client.post('/api/auth/signin', { email, password: 'a long password' })).status).to.equal(200);
+    const session = await client.get('/api/auth/session');
+    expect(session.body.workspaces).to.deep.equal([{ ...result.workspace, role: 'ADMIN' }]);
+  });
+
+  it('admin create reads the password from standard input when --password is absent', async () => {
+    const { email } = await adminCreate([], 'password from stdin\n');
+    const signin = await new Client().post('/api/auth/signin', { email, password: 'password from stdin' });
+    expect(signin.status).to.equal(200);
+  });
+
+  it('admin create refuses an existing email and a short password on stderr with exit code 1', async () => {
+    const { email } = await adminCreate(['--password', 'a long password']);
+    const args = ['admin', 'create', '--name', 'X', '--workspace-name', 'W', '--password'];
+    for (const run of [
+      await cli([...args, 'a long password', '--email', email.toUpperCase()]),
+      await cli([...args, 'short', '--email', uniqueEmail()]),
+    ]) {
+      expect(run.code).to.equal(1);
+      expect(run.stdout).to.equal('');
+      expect(run.stderr).to.match(/^error: /);
+    }
+  });
+
+  it('workspaces list prints every workspace with its member count', async () => {
+    const { result } = await adminCreate(['--password', 'a long password']);
+    const list = await cliJson(['workspaces', 'list']);
+    const row = list.find((workspace: { id: string }) => workspace.id === result.workspace.id);
+    expect(row).to.include({ name: 'CLI Workspace', members: 1 });
+    expect(row.createdAt).to.match(ISO_MS);
+    const text = await cli(['workspaces', 'list']);
+    expect(text.stdout).to.match(/^id\s+name\s+members\s+createdAt/).and.contain(result.workspace.id);
+  });
+
+  it('keys create, list and revoke print what the API prints, and the key works over HTTP', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const args = ['keys', 'create', '--workspace', workspaceId, '--name', 'from cli'];
+    const created = await cliJson([...args, '--scopes', 'contacts:read, events:write', '--expires-at', expiresAt]);
+    expect(Object.keys(created).sort()).to.deep.equal(['createdAt', 'expiresAt', 'id', 'key', 'name', 'scopes']);
+    expect(created).to.include({ name: 'from cli', expiresAt });
+    expect(created.scopes).to.deep.equal(['contacts:read', 'events:write']);
+    expect(created.key).to.match(/^sb_/);
+
+    const listed = await cliJson(['keys', 'list', '--workspace', workspaceId]);
+    expect(listed).to.deep.equal((await admin.get(`/api/workspaces/${workspaceId}/keys`)).body);
+    expect(listed[0]).to.include({ id: created.id, key: `${created.key.slice(0, 7)}…${created.key.slice(-4)}` });
+
+    // Recognised by the API as a live key of this workspace (403: keys may not manage keys) …
+    expectProblem(await new Client(created.key).get(`/api/workspaces/${workspaceId}/keys`), 403);
+    const revoked = await cliJson(['keys', 'revoke', '--workspace', workspaceId, '--key-id', created.id]);
+    expect(revoked).to.deep.equal({ revoked: created.id });
+    // … and no longer once revoked.
+    expectProblem(await new Client(created.key).get(`/api/workspaces/${workspaceId}/keys`), 401);
+    expect(await cliJson(['keys', 'list', '--workspace', workspaceId])).to.deep.equal([]);
+  });
+
+  it('prints the key alone on the first line without --json', async () => {
+    const { workspaceId } = await workspaceWithAdmin();
+    const run = await cli(['keys', 'create', '--workspace', workspaceId, '--name', 'k', '--scopes', 'contacts:read']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout.split('\n')[0]).to.match(/^sb_[A-Za-z0-9_-]{49}$/);
+  });
+
+  it('reports errors on stderr with exit code 1: bad scope, bad expiry, unknown workspace or key', async () => {
+    const { workspaceId } = await workspaceWithAdmin();
+    const create = ['keys', 'create', '--name', 'k', '--workspace'];
+    const runs = {
+      badScope: await cli([...create, workspaceId, '--scopes', 'contacts:read,everything']),
+      pastExpiry: await cli([...create, workspaceId, '--scopes', 'contacts:read', '--expires-at', '2020-01-01T00:00:00Z']),
+      unknownWorkspace: await cli([...create, 'ws_01JD2Z3K4M5N6P7Q8R9S0T1V2W', '--scopes', 'contacts:read']),
+      listUnknownWorkspace: await cli(['keys', 'list', '--workspace', 'ws_nope']),
+      revokeUnknownKey: await cli(['keys', 'revoke', '--workspace', workspaceId, '--key-id', 'key_nope']),
+    };
+    for (const [name, run] of Object.entries(runs)) {
+      expect(run.code, name).to.equal(1);
+      expect(run.stdout, name).to.equal('');
+      expect(run.stderr, name).to.match(/^error: /);
+    }
+    expect(runs.badScope.stderr).to.contain('option.scopes');
+    expect(runs.unknownWorkspace.stderr).to.contain('No workspace ws_01JD2Z3K4M5N6P7Q8R9S0T1V2W');
+  });
+
+  it('names a missing required option', async () => {
+    const run = await cli(['keys', 'list']);
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain("required option '--workspace <id>' not specified");
+  });
+
+  it('names the variable when the configuration is invalid', async () => {
+    const child = await new Promise<Run>((resolve) => {
+      const proc = spawn(process.execPath, [path.join(ROOT, 'bin/cli.ts'), 'workspaces', 'list'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, DATABASE_URL: 'mysql://nope', NODE_ENV: 'test' },
+      });
+      let stderr = '';
+      proc.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      proc.on('close', (code) => resolve({ code, stdout: '', stderr }));
+    });
+    expect(child.code).to.equal(1);
+    expect(child.stderr).to.contain('DATABASE_URL');
+  });
+});

@@ -1,0 +1,74 @@
+// Configuration parsing: a unit of our own, called directly with environments.
+import { expect } from 'chai';
+import { ConfigError, parseConfig } from '../../src/config.ts';
+
+function failure(environment: NodeJS.ProcessEnv): string {
+  try {
+    parseConfig(environment);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+const SECRET = 's'.repeat(32);
+
+describe('configuration', () => {
+  it('has working defaults for development', () => {
+    const config = parseConfig({});
+    expect(config).to.include({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      DATA_DIR: '.data',
+      SESSION_IDLE_TIMEOUT_MINUTES: 24 * 60,
+      SESSION_ABSOLUTE_TIMEOUT_HOURS: 14 * 24,
+      trustProxy: false,
+    });
+    expect(config.DATABASE_URL).to.equal(undefined);
+  });
+
+  it('names the variable and the problem for each bad value', () => {
+    const cases: [NodeJS.ProcessEnv, RegExp][] = [
+      [{ PORT: 'eighty' }, /PORT: /],
+      [{ PORT: '70000' }, /PORT: /],
+      [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL: /],
+      [{ NODE_ENV: 'staging' }, /NODE_ENV: /],
+      [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
+      [{ SESSION_SECRET: 'short' }, /SESSION_SECRET: must be at least 32 characters/],
+      [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY: /],
+      [{ SESSION_IDLE_TIMEOUT_MINUTES: '0' }, /SESSION_IDLE_TIMEOUT_MINUTES: /],
+      [{ SIGNIN_MAX_FAILURES_PER_EMAIL: '-1' }, /SIGNIN_MAX_FAILURES_PER_EMAIL: /],
+      [{ WEBHOOK_RETRY_SCHEDULE: '1,x' }, /WEBHOOK_RETRY_SCHEDULE: must be comma-separated whole seconds/],
+    ];
+    for (const [environment, expected] of cases) expect(failure(environment)).to.match(expected);
+  });
+
+  it('lists every bad variable at once', () => {
+    const message = failure({ PORT: 'x', LOG_LEVEL: 'loud' });
+    expect(message).to.match(/PORT/).and.match(/LOG_LEVEL/);
+  });
+
+  it('requires SESSION_SECRET in production', () => {
+    expect(failure({ NODE_ENV: 'production' })).to.contain('SESSION_SECRET: required in production');
+    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).SESSION_SECRET).to.equal(SECRET);
+  });
+
+  it('trusts the proxy in production by default (Heroku’s router), and lets TRUST_PROXY decide', () => {
+    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).trustProxy).to.equal(true);
+    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    expect(parseConfig({ TRUST_PROXY: 'yes' }).trustProxy).to.equal(true);
+  });
+
+  it('treats empty strings as unset', () => {
+    const config = parseConfig({ PORT: '', DATABASE_URL: '' });
+    expect(config.PORT).to.equal(3000);
+    expect(config.DATABASE_URL).to.equal(undefined);
+  });
+
+  it('accepts postgres:// and postgresql:// URLs', () => {
+    for (const url of ['postgres://u:p@db.example.com:5432/app', 'postgresql://u:p@localhost/app']) {
+      expect(parseConfig({ DATABASE_URL: url }).DATABASE_URL).to.equal(url);
+    }
+  });
+});

@@ -1,0 +1,56 @@
+// Helpers shared by the foundation tests: form posts, members with a role, session cookies,
+// and direct SQL on the test database for set-up the API deliberately cannot do.
+import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
+import { Client } from '../support/client.ts';
+import { PASSWORD, signedInUser } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+
+export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** Posts an HTML form (application/x-www-form-urlencoded). */
+export function postForm(client: Client, path: string, fields: Record<string, string>) {
+  return client.request('POST', path, {
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+}
+
+/** A new signed-in user added to the workspace with this role by its admin. */
+export async function memberOf(admin: Client, workspaceId: string, role: 'ADMIN' | 'MEMBER') {
+  const member = await signedInUser('Member');
+  const added = await admin.post(`/api/workspaces/${workspaceId}/members`, {
+    email: member.user.email,
+    role,
+  });
+  expect(added.status, added.text).to.equal(201);
+  return member;
+}
+
+/** Signs in with email and password on a fresh client. */
+export async function signIn(email: string, password = PASSWORD) {
+  const client = new Client();
+  const response = await client.post('/api/auth/signin', { email, password });
+  return { client, response };
+}
+
+/** The value of the session cookie a client holds (empty when it holds none). */
+export function sessionCookieOf(client: Client): string {
+  return /(?:^|; )sb\.sid=([^;]+)/.exec(client.cookieHeader)?.[1] ?? '';
+}
+
+/** A client that sends exactly this Cookie header. */
+export function clientWithCookie(cookie: string): Client {
+  const client = new Client();
+  const request = client.request.bind(client);
+  client.request = (method, path, options = {}) =>
+    request(method, path, { ...options, headers: { cookie, ...options.headers } });
+  return client;
+}
+
+/** Runs SQL on the test database (for set-up such as moving a timestamp into the past). */
+export function testDb() {
+  return server().context.db;
+}
+
+export { sql };

@@ -1,0 +1,100 @@
+// Graceful shutdown of the real entry points: SIGTERM stops accepting, lets the in-flight request
+// finish, closes pools and exits 0 well within 30 s.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import nock from 'nock';
+import { freePort } from '../../src/db/embedded.ts';
+import { uniqueEmail } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+/** Starts a bin/ entry point and resolves once its log says `ready`. */
+function start(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
+  const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, DATABASE_URL: server().databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (ready.test(output)) resolve({ child, output: () => output, exited });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    exited.then((code) => reject(new Error(`${entry} exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)),
+  ]);
+}
+
+describe('graceful shutdown', function () {
+  this.timeout(60_000);
+  // nock (set up by the test hooks) stands between this process and the network even for sockets
+  // it lets through, which hides exactly the connection timing these tests are about.
+  before(() => nock.restore());
+  after(() => nock.activate());
+
+  it('web: on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async () => {
+    const port = await freePort();
+    const web = await start('bin/web.ts', { PORT: String(port) }, /listening on/);
+    const body = JSON.stringify({ name: 'In flight', email: uniqueEmail(), password: 'a long password' });
+    // A request whose body is still arriving when the signal comes.
+    const socket = connect(port, '127.0.0.1');
+    socket.write(
+      `POST /api/auth/register HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    const answered = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    web.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await connectionRefused(port), 'new connections are refused while draining').to.equal(true);
+    socket.write(body.slice(10));
+    // The server answers and then closes the connection itself (no keep-alive while draining).
+    const response = await within(answered, 10_000, 'the in-flight request');
+    expect(response).to.match(/^HTTP\/1.1 201 Created\r\n/);
+    expect(response).to.match(/\r\nConnection: close\r\n/i);
+    expect(await within(web.exited, 30_000, 'exit after SIGTERM')).to.equal(0);
+    expect(web.output()).to.contain('shutting down').and.contain('"msg":"stopped"');
+  });
+
+  it('worker: on SIGTERM stops its jobs and exits 0', async () => {
+    const worker = await start('bin/worker.ts', {}, /worker started/);
+    const started = Date.now();
+    worker.child.kill('SIGTERM');
+    expect(await within(worker.exited, 30_000, 'exit after SIGTERM')).to.equal(0);
+    expect(Date.now() - started).to.be.below(30_000);
+    expect(worker.output()).to.contain('"msg":"stopped"');
+  });
+});

@@ -1,0 +1,107 @@
+// Work outside the request: a segment over a large workspace computed by the `segments.compute`
+// job, and segments with time windows refreshed by `segments.refresh` and the CLI.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
+import { refreshSegments } from '../../src/segments/jobs.ts';
+import { SYNC_COMPUTE_LIMIT } from '../../src/segments/service.ts';
+import { createContact, track, workspace } from '../events/support.ts';
+import { eventually } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { ageEvents, createSegment, memberIds, outgoingEvents } from './helpers.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const execute = promisify(execFile);
+
+/** Runs `switchboard …` as a real process against the test database. */
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: server().databaseUrl,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+  };
+  try {
+    const { stdout, stderr } = await execute(process.execPath, [path.join(ROOT, 'bin/cli.ts'), ...args], {
+      cwd: ROOT,
+      env,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('segments: background computation and refresh', function () {
+  this.timeout(60_000);
+
+  it('computes a segment over a large workspace in the segments.compute job', async () => {
+    const ctx = await workspace();
+    // Bulk set-up the API has no reason to offer: more contacts than the in-request limit.
+    await server().context.db.query(sql.typeAlias('void')`
+      insert into contacts (workspace_id, id, email, attributes)
+      select ${ctx.workspaceId}, 'ct_bulk_' || n, 'bulk' || n || '@example.com', jsonb_build_object('n', n)
+      from generate_series(1, ${SYNC_COMPUTE_LIMIT + 1}) as n
+    `);
+    const created = await ctx.admin.post(`${ctx.base}/segments`, {
+      name: 'Even',
+      rules: { attribute: 'n', op: 'lte', value: 1500 },
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body).to.include({ status: 'computing', count: 0, computedAt: null });
+    const ready = await eventually(async () => {
+      const response = await ctx.admin.get(`${ctx.base}/segments/${created.body.id}`);
+      return response.body.status === 'ready' && response.body;
+    }, 30_000);
+    expect(ready.count).to.equal(1500);
+    expect(ready.computedAt).to.be.a('string');
+    const entered = await outgoingEvents(ctx.workspaceId, 'segment.entered');
+    expect(entered).to.have.length(1500);
+  });
+
+  it('refreshes time-window segments as events age out, and the CLI prints the changes', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const bob = (await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' })).id;
+    await track(ctx.admin, ctx.base, { type: 'visit', contactId: ada });
+    await track(ctx.admin, ctx.base, { type: 'visit', contactId: bob });
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    const lapsed = await createSegment(ctx.admin, ctx.base, {
+      all: [{ event: 'visit' }, { not: { event: 'visit', within: 'PT1H' } }],
+    });
+    await createSegment(ctx.admin, ctx.base, { event: 'visit' }, 'no window');
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada, bob].sort());
+
+    await ageEvents(ada, 'visit', '2 hours');
+    const results = await refreshSegments(server().context.db, ctx.workspaceId);
+    expect(results).to.deep.equal([
+      { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [ada] },
+      { workspaceId: ctx.workspaceId, segmentId: lapsed.id, entered: [ada], exited: [] },
+    ]);
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([bob]);
+    expect(await outgoingEvents(ctx.workspaceId, 'segment.exited')).to.deep.equal([
+      { segmentId: recent.id, contactId: ada },
+    ]);
+
+    await ageEvents(bob, 'visit', '2 hours');
+    const run = await cli(['segments', 'refresh', '--workspace', ctx.workspaceId, '--json']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout).segments).to.deep.equal([
+      { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [bob] },
+      { workspaceId: ctx.workspaceId, segmentId: lapsed.id, entered: [bob], exited: [] },
+    ]);
+    const text = await cli(['segments', 'refresh', '--workspace', ctx.workspaceId]);
+    expect(text.stdout).to.match(new RegExp(`${recent.id}\\s+0\\s+0`));
+  });
+
+  it('the CLI refuses an unknown workspace', async () => {
+    const run = await cli(['segments', 'refresh', '--workspace', 'ws_nope']);
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain('No workspace ws_nope');
+  });
+});

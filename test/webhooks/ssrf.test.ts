@@ -1,0 +1,131 @@
+// SSRF refusals with private targets NOT allowed (the test server allows them, so these build the
+// checking agent directly, or pass a configuration that forbids them). A local receiver stands in
+// for the internal service an attacker would aim at: it must never see a request.
+import type { LookupAddress } from 'node:dns';
+import { expect } from 'chai';
+import { config } from '../../src/config.ts';
+import { ValidationError } from '../../src/http/errors.ts';
+import { sendNow } from '../../src/webhooks/replay.ts';
+import { sendAttempt } from '../../src/webhooks/sender.ts';
+import { checkUrlAllowed } from '../../src/webhooks/service.ts';
+import { createDeliveryHttp, type DeliveryHttp, guardedLookup, isPublicAddress } from '../../src/webhooks/ssrf.ts';
+import { sql, testDb } from '../foundation/helpers.ts';
+import { workspaceWithAdmin } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { createEndpoint, deliveries, type Receiver, startReceiver } from './support.ts';
+
+const SEND = { timeoutMs: 2000, userAgent: 'test' };
+
+/** A resolver standing in for DNS: these names resolve to these addresses. */
+function fakeDns(table: Record<string, string[]>) {
+  return (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+    const addresses = table[hostname];
+    if (!addresses) return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
+  };
+}
+
+function attempt(url: string) {
+  return { attemptId: 'dlv_test', messageId: 'msg_test', event: 'ping', body: '{}', url, secrets: ['whsec_dGVzdA=='] };
+}
+
+describe('SSRF protection', () => {
+  let receiver: Receiver;
+  let guarded: DeliveryHttp;
+  beforeEach(async () => {
+    receiver = await startReceiver();
+    guarded = createDeliveryHttp({
+      allowPrivate: false,
+      timeoutMs: 2000,
+      resolve: fakeDns({
+        'internal.test': ['10.1.2.3'],
+        'mixed.test': ['93.184.216.34', '10.9.9.9'],
+        'localhost.test': ['127.0.0.1'],
+      }),
+    });
+  });
+  afterEach(async () => {
+    await guarded.agent.close();
+    await receiver.close();
+  });
+
+  it('treats only public unicast addresses as public', () => {
+    const refused = [
+      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
+      '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:8.8.8.8',
+      '64:ff9b::a00:1', '2002:a00:1::1', '2001::1', 'not an address',
+    ];
+    for (const address of refused) expect(isPublicAddress(address), address).to.equal(false);
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111'])
+      expect(isPublicAddress(address), address).to.equal(true);
+  });
+
+  for (const [label, url] of [
+    ['loopback 127.0.0.1', (port: number) => `http://127.0.0.1:${port}/hooks`],
+    ['loopback [::1]', (port: number) => `http://[::1]:${port}/hooks`],
+    ['IPv4-mapped [::ffff:127.0.0.1]', (port: number) => `http://[::ffff:127.0.0.1]:${port}/hooks`],
+    ['decimal 2130706433 (127.0.0.1)', (port: number) => `http://2130706433:${port}/hooks`],
+    ['metadata 169.254.169.254', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['a hostname resolving to 10.x', (port: number) => `http://internal.test:${port}/hooks`],
+    ['a hostname with one private address among public ones', (port: number) => `http://mixed.test:${port}/`],
+    ['a hostname resolving to loopback', (port: number) => `http://localhost.test:${port}/hooks`],
+    ['localhost through the system resolver', (port: number) => `http://localhost:${port}/hooks`],
+  ] as const) {
+    it(`refuses ${label}: a failed attempt saying "blocked: private address"`, async () => {
+      const http = label.includes('system resolver') ? createDeliveryHttp({ allowPrivate: false, timeoutMs: 2000 }) : guarded;
+      const result = await sendAttempt(http, attempt(url(receiver.port)), SEND);
+      if (http !== guarded) await http.agent.close();
+      expect(result.success).to.equal(false);
+      expect(result.error).to.match(/^blocked: private address/);
+      expect(receiver.requests).to.have.length(0);
+    });
+  }
+
+  it('reaches the same receiver when private targets are allowed (the refusals are not accidents)', async () => {
+    const open = createDeliveryHttp({ allowPrivate: true, timeoutMs: 2000 });
+    const result = await sendAttempt(open, attempt(receiver.url), SEND);
+    await open.agent.close();
+    expect(result.success, String(result.error)).to.equal(true);
+    expect(receiver.requests).to.have.length(1);
+  });
+
+  it('passes public addresses through the lookup in both single and all modes', async () => {
+    const lookup = guardedLookup(fakeDns({ 'public.test': ['93.184.216.34', '2606:4700:4700::1111'] }));
+    const single = await new Promise<string>((resolve, reject) =>
+      lookup('public.test', { family: 4 }, (error, address) => (error ? reject(error) : resolve(address as string))),
+    );
+    expect(single).to.equal('93.184.216.34');
+    const all = await new Promise<unknown>((resolve, reject) =>
+      lookup('public.test', { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+    );
+    expect(all).to.have.length(2);
+  });
+
+  it('records a blocked attempt as a failed delivery when the deployment forbids private targets', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
+    const messageId = 'msg_ssrf_' + Date.now().toString(36);
+    await testDb().query(sql.unsafe`
+      insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
+      values (${workspaceId}, ${messageId}, ${endpoint.id}, 'ping', '{}')`);
+    const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false };
+    const { summary } = await sendNow(server().context.db, strict, '0.1.0', [messageId]);
+    expect(summary).to.deep.equal({ total: 1, succeeded: 0, failed: 1 });
+    const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
+    expect(record.error).to.match(/^blocked: private address/);
+    expect(record).to.include({ success: false, trigger: 'manual', responseStatus: null });
+    expect(receiver.requests).to.have.length(0);
+  });
+
+  it('refuses private IP literals and (in production) plain http when endpoints are saved', () => {
+    const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false, webhookAllowHttp: false };
+    expect(() => checkUrlAllowed(strict, 'https://10.0.0.1/hooks')).to.throw(ValidationError);
+    expect(() => checkUrlAllowed(strict, 'https://[::1]/hooks')).to.throw(ValidationError);
+    expect(() => checkUrlAllowed(strict, 'http://example.com/hooks')).to.throw(ValidationError);
+    expect(() => checkUrlAllowed(strict, 'https://example.com/hooks')).to.not.throw();
+    expect(() => checkUrlAllowed({ ...strict, webhookAllowHttp: true }, 'http://example.com/x')).to.not.throw();
+  });
+});
