@@ -144,7 +144,10 @@ async function call(origin: string, method: string, path: string, body: unknown,
   });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
-  return { body: text ? JSON.parse(text) : undefined, cookie: response.headers.getSetCookie()[0]?.split(';')[0] };
+  return {
+    body: text ? JSON.parse(text) : undefined,
+    cookie: response.headers.getSetCookie()[0]?.split(';')[0],
+  };
 }
 
 /** A user with a session, a workspace, and a key with every scope, made through the API. */
@@ -154,9 +157,20 @@ async function fixtures(origin: string) {
   const { cookie = '' } = await call(origin, 'POST', '/api/auth/signin', credentials);
   const workspace = await call(origin, 'POST', '/api/workspaces', { name: 'Bench' }, cookie);
   const { SCOPES } = await import('../src/apiKeys/scopes.ts');
-  const key = await call(origin, 'POST', `/api/workspaces/${workspace.body.id}/keys`, { name: 'bench', scopes: SCOPES }, cookie);
+  const key = await call(
+    origin,
+    'POST',
+    `/api/workspaces/${workspace.body.id}/keys`,
+    { name: 'bench', scopes: SCOPES },
+    cookie,
+  );
   const document = (await call(origin, 'GET', '/api/openapi', undefined)).body;
-  return { cookie, workspaceId: workspace.body.id as string, key: key.body.key as string, paths: document.paths };
+  return {
+    cookie,
+    workspaceId: workspace.body.id as string,
+    key: key.body.key as string,
+    paths: document.paths,
+  };
 }
 
 function cases(f: Awaited<ReturnType<typeof fixtures>>): { cases: Case[]; skipped: string[] } {
@@ -169,9 +183,15 @@ function cases(f: Awaited<ReturnType<typeof fixtures>>): { cases: Case[]; skippe
   // Key authentication needs a route that accepts keys; the foundation has none of its own.
   if (f.paths['/api/workspaces/{workspaceId}/contacts']?.get) {
     const path = `/api/workspaces/${f.workspaceId}/contacts?limit=1`;
-    list.push({ name: 'key: GET …/contacts (Bearer)', path, headers: { authorization: `Bearer ${f.key}`, ...BEHIND_TLS } });
+    list.push({
+      name: 'key: GET …/contacts (Bearer)',
+      path,
+      headers: { authorization: `Bearer ${f.key}`, ...BEHIND_TLS },
+    });
   } else {
-    skipped.push('key-protected case skipped: GET /api/workspaces/{workspaceId}/contacts is not in this build');
+    skipped.push(
+      'key-protected case skipped: GET /api/workspaces/{workspaceId}/contacts is not in this build',
+    );
   }
   return { cases: list, skipped };
 }
@@ -188,7 +208,16 @@ function report(baseline: Result, results: Result[]) {
       String(r.errors).padStart(7),
     ].join('  ');
   console.log(`\n${SECONDS} s per case, ${CONNECTIONS} requests in flight\n`);
-  console.log(['case'.padEnd(36), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'ratio'.padStart(7), 'non-200'.padStart(7)].join('  '));
+  console.log(
+    [
+      'case'.padEnd(36),
+      'req/s'.padStart(8),
+      'p50 ms'.padStart(8),
+      'p99 ms'.padStart(8),
+      'ratio'.padStart(7),
+      'non-200'.padStart(7),
+    ].join('  '),
+  );
   for (const result of [baseline, ...results]) console.log(row(result));
 }
 

@@ -13,6 +13,7 @@ import {
   SchemaValidationError,
 } from 'slonik';
 import { z } from 'zod';
+import { runCallbacksAfterCommit } from './afterCommit.ts';
 
 export const sql = createSqlTag({
   typeAliases: {
@@ -58,7 +59,7 @@ const rowValidation: Interceptor = {
 export type PoolOptions = { maxPoolSize?: number; statementTimeoutMs?: number };
 
 export async function createDatabasePool(connectionUri: string, options: PoolOptions = {}) {
-  return createPool(connectionUri, {
+  const pool = await createPool(connectionUri, {
     interceptors: [rowValidation],
     typeParsers,
     maxPoolSize: options.maxPoolSize ?? 10,
@@ -67,4 +68,5 @@ export async function createDatabasePool(connectionUri: string, options: PoolOpt
     connectionTimeout: 10_000,
     captureStackTrace: false,
   });
+  return runCallbacksAfterCommit(pool);
 }

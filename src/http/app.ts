@@ -85,7 +85,11 @@ function refuseNulCharacters(req: Request, res: Response, next: NextFunction) {
       ? 'query'
       : findNulCharacter(req.body, 'body');
   if (!where) return next();
-  sendProblem(res, new ValidationError([{ path: where, message: 'must not contain NUL characters (\\u0000)' }]), req.id);
+  sendProblem(
+    res,
+    new ValidationError([{ path: where, message: 'must not contain NUL characters (\\u0000)' }]),
+    req.id,
+  );
 }
 
 /** Static path segments before parameters, so /webhooks/deliveries wins over /webhooks/{id}. */

@@ -42,8 +42,12 @@ function fromExpress(error: Error & { status?: unknown; expose?: unknown }): App
   }
   const status = error.status;
   if (typeof status !== 'number' || status < 400 || status > 499) return null;
-  return new AppError(status, 'client-error', STATUS_CODES[status] ?? 'Client error', 
-    error.expose === true ? error.message : 'The request could not be processed.');
+  return new AppError(
+    status,
+    'client-error',
+    STATUS_CODES[status] ?? 'Client error',
+    error.expose === true ? error.message : 'The request could not be processed.',
+  );
 }
 
 export function toAppError(error: unknown): AppError | null {

@@ -165,7 +165,9 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
     tags: spec.tags,
     security: security(spec.access),
     // Machine-readable form of the scope named in the description (clients and the access tests read it).
-    ...(spec.access.kind === 'workspace' && spec.access.scope ? { 'x-required-scope': spec.access.scope } : {}),
+    ...(spec.access.kind === 'workspace' && spec.access.scope
+      ? { 'x-required-scope': spec.access.scope }
+      : {}),
     request: {
       params: spec.params as never,
       query: spec.query as never,

@@ -33,7 +33,10 @@ export function sessionSecret(config: Config): string {
 
 export function createSessionMiddleware(config: Config, databaseUrl: string) {
   const PgStore = connectPgSimple(session);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  // Every signed-in request reads its session here first: half the query pool's size keeps the store
+  // from being the bottleneck without doubling the connections a web process holds.
+  const max = Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max });
   const store = new PgStore({
     pool,
     tableName: 'sessions',

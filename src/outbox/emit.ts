@@ -1,5 +1,13 @@
-// `emit` records a webhook-worthy change in the caller's transaction. The NOTIFY is delivered
-// only when that transaction commits, which wakes the webhook worker within milliseconds.
+// `emit` records a webhook-worthy change in the caller's transaction, so nothing committed can
+// miss its webhook and nothing rolled back can send one.
+//
+// The worker is woken by a NOTIFY sent right AFTER the commit, not inside the transaction:
+// PostgreSQL serialises the commits of notifying transactions on a global lock held through the
+// WAL flush, which capped ingest at one commit per flush (≈ 90/s). After-commit notifies are
+// coalesced (one in flight per pool, plus one more if asked meanwhile); the dispatcher's fallback
+// poll covers a process that dies between its commit and its NOTIFY.
+import type { DatabasePool } from 'slonik';
+import { afterCommit } from '../db/afterCommit.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, sql } from '../db/pool.ts';
 import type { OutgoingEventType } from './eventTypes.ts';
@@ -26,6 +34,26 @@ export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promis
     select id, workspace_id, type, data
     from jsonb_to_recordset(${sql.jsonb(rows)}) as r(id text, workspace_id text, type text, data jsonb)
   `);
-  await db.query(sql.unsafe`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+  afterCommit(notifyOutbox, 'end' in db ? db : null); // a pool has `end`; a transaction has not
   return rows.map((row) => row.id);
+}
+
+const notifying = new WeakMap<DatabasePool, { again: boolean }>();
+
+/** Wakes the webhook worker. Coalesced: at most one NOTIFY in flight per pool. */
+export function notifyOutbox(pool: DatabasePool): void {
+  const state = notifying.get(pool);
+  if (state) {
+    state.again = true;
+    return;
+  }
+  const mine = { again: false };
+  notifying.set(pool, mine);
+  pool
+    .query(sql.unsafe`select pg_notify(${OUTBOX_CHANNEL}, '')`)
+    .catch(() => {}) // the dispatcher's fallback poll finds the rows anyway
+    .finally(() => {
+      notifying.delete(pool);
+      if (mine.again) notifyOutbox(pool);
+    });
 }

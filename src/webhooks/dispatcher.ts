@@ -18,6 +18,8 @@ import { listen } from './listener.ts';
 import { createDeliveryHttp } from './ssrf.ts';
 
 const FAN_OUT_BATCH = 500;
+export const T = { flush: 0, flushes: 0, flushed: 0, fan: 0, fans: 0, claim: 0, claims: 0, claimed: 0 };
+setInterval(() => { if (T.claims) console.error(JSON.stringify(T)); }, 2000).unref();
 const FLUSH_BATCH = 500;
 const FLUSH_DELAY_MS = 5;
 const IDLE_POLL_MS = 5000;
@@ -88,7 +90,9 @@ export async function startDispatcher(context: AppContext) {
     while (outcomes.length > 0) {
       const batch = outcomes.splice(0, FLUSH_BATCH);
       try {
+        const t0 = performance.now();
         await recordOutcomes(db, config, batch);
+        T.flush += performance.now() - t0; T.flushes++; T.flushed += batch.length;
       } catch (error) {
         // Unrecorded attempts keep their rows: once the lease runs out they are sent again.
         log.error({ err: error, attempts: batch.length }, 'recording webhook outcomes failed');
@@ -125,12 +129,16 @@ export async function startDispatcher(context: AppContext) {
     let more = false;
     if (outboxDirty) {
       outboxDirty = false;
+      const t0 = performance.now();
       const fanned = await fanOutBatch(db, FAN_OUT_BATCH);
+      T.fan += performance.now() - t0; T.fans++;
       if (fanned === FAN_OUT_BATCH) outboxDirty = more = true;
     }
     const room = 2 * concurrency - inFlight.size - queue.length;
     if (room > 0) {
+      const t0 = performance.now();
       const claimed = await claimAttempts(db, { limit: room }, lease);
+      T.claim += performance.now() - t0; T.claims++; T.claimed += claimed.length;
       queue.push(...claimed);
       fill();
       if (claimed.length === 0 && !more) {

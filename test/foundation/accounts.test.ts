@@ -35,7 +35,10 @@ describe('accounts: registration', () => {
     const email = uniqueEmail();
     expect((await register({ name: 'First', email, password: PASSWORD })).status).to.equal(201);
     for (const variant of [email, email.toUpperCase(), ` ${email}\t`]) {
-      const problem = expectProblem(await register({ name: 'Second', email: variant, password: PASSWORD }), 409);
+      const problem = expectProblem(
+        await register({ name: 'Second', email: variant, password: PASSWORD }),
+        409,
+      );
       expect(problem.detail).to.match(/already exists/);
     }
   });
@@ -43,13 +46,25 @@ describe('accounts: registration', () => {
   const invalid: [string, Record<string, unknown>, string][] = [
     ['a missing name', { email: 'x@example.com', password: PASSWORD }, 'body.name'],
     ['a blank name', { name: '   ', email: 'x@example.com', password: PASSWORD }, 'body.name'],
-    ['a name over 100 characters', { name: 'n'.repeat(101), email: 'x@example.com', password: PASSWORD }, 'body.name'],
+    [
+      'a name over 100 characters',
+      { name: 'n'.repeat(101), email: 'x@example.com', password: PASSWORD },
+      'body.name',
+    ],
     ['a name that is not a string', { name: 42, email: 'x@example.com', password: PASSWORD }, 'body.name'],
     ['a missing email', { name: 'Ada', password: PASSWORD }, 'body.email'],
     ['an invalid email', { name: 'Ada', email: 'not-an-email', password: PASSWORD }, 'body.email'],
     ['a missing password', { name: 'Ada', email: 'x@example.com' }, 'body.password'],
-    ['a password under 8 characters', { name: 'Ada', email: 'x@example.com', password: 'short' }, 'body.password'],
-    ['a password over 128 characters', { name: 'Ada', email: 'x@example.com', password: 'p'.repeat(129) }, 'body.password'],
+    [
+      'a password under 8 characters',
+      { name: 'Ada', email: 'x@example.com', password: 'short' },
+      'body.password',
+    ],
+    [
+      'a password over 128 characters',
+      { name: 'Ada', email: 'x@example.com', password: 'p'.repeat(129) },
+      'body.password',
+    ],
     ['an unknown field', { name: 'Ada', email: 'x@example.com', password: PASSWORD, admin: true }, 'body'],
   ];
   for (const [label, body, path] of invalid) {
@@ -68,18 +83,29 @@ describe('accounts: JSON sign-in, session and sign-out', () => {
   it('signs in with 200 {user} and an HttpOnly, SameSite=Lax session cookie', async () => {
     const { user } = await signedInUser();
     const client = new Client();
-    const response = await client.post('/api/auth/signin', { email: user.email.toUpperCase(), password: PASSWORD });
+    const response = await client.post('/api/auth/signin', {
+      email: user.email.toUpperCase(),
+      password: PASSWORD,
+    });
     expect(response.status, response.text).to.equal(200);
     expect(response.body).to.deep.equal({ user });
     const cookie = response.headers.getSetCookie().find((value) => value.startsWith('sb.sid='));
-    expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Lax/i);
+    expect(cookie)
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Lax/i);
     expect(response.text).not.to.contain(PASSWORD);
   });
 
   it('answers the same 401 body for a wrong password and an unknown email', async () => {
     const { user } = await signedInUser();
-    const wrongPassword = await new Client().post('/api/auth/signin', { email: user.email, password: 'wrong password' });
-    const unknownEmail = await new Client().post('/api/auth/signin', { email: uniqueEmail(), password: PASSWORD });
+    const wrongPassword = await new Client().post('/api/auth/signin', {
+      email: user.email,
+      password: 'wrong password',
+    });
+    const unknownEmail = await new Client().post('/api/auth/signin', {
+      email: uniqueEmail(),
+      password: PASSWORD,
+    });
     const strip = ({ requestId: _, ...rest }: Record<string, unknown>) => rest;
     expect(strip(expectProblem(wrongPassword, 401))).to.deep.equal(strip(expectProblem(unknownEmail, 401)));
     expect(wrongPassword.headers.getSetCookie()).to.deep.equal([]);
@@ -123,14 +149,20 @@ describe('accounts: JSON sign-in, session and sign-out', () => {
     expect(again.status).to.equal(200);
     const after = sessionCookieOf(client);
     expect(after).to.be.a('string').and.not.equal(before);
-    expectProblem(await new Client().get('/api/auth/session', { headers: { cookie: `sb.sid=${before}` } }), 401);
+    expectProblem(
+      await new Client().get('/api/auth/session', { headers: { cookie: `sb.sid=${before}` } }),
+      401,
+    );
     expect((await client.get('/api/auth/session')).status).to.equal(200);
   });
 
   it('ignores a session cookie that was not signed by the server', async () => {
     const { client, user } = await signedInUser();
     const forged = sessionCookieOf(client).replace(/\.[^.]+$/, '.forgedsignature');
-    expectProblem(await new Client().get('/api/auth/session', { headers: { cookie: `sb.sid=${forged}` } }), 401);
+    expectProblem(
+      await new Client().get('/api/auth/session', { headers: { cookie: `sb.sid=${forged}` } }),
+      401,
+    );
     const { response } = await signIn(user.email);
     expect(response.status).to.equal(200);
   });
@@ -140,20 +172,31 @@ describe('accounts: sign-in rate limit per email', () => {
   it('answers 429 with Retry-After after 5 failures for one email, even for the right password', async () => {
     const { user } = await signedInUser();
     for (let i = 0; i < 5; i++) {
-      expectProblem(await new Client().post('/api/auth/signin', { email: user.email, password: `wrong ${i}` }), 401);
+      expectProblem(
+        await new Client().post('/api/auth/signin', { email: user.email, password: `wrong ${i}` }),
+        401,
+      );
     }
     const limited = await new Client().post('/api/auth/signin', { email: user.email, password: PASSWORD });
     expectProblem(limited, 429);
     const retryAfter = Number(limited.headers.get('retry-after'));
-    expect(retryAfter).to.be.greaterThan(0).and.at.most(15 * 60);
+    expect(retryAfter)
+      .to.be.greaterThan(0)
+      .and.at.most(15 * 60);
   });
 
   it('counts the email case-insensitively and leaves other emails alone', async () => {
     const { user } = await signedInUser();
     for (let i = 0; i < 5; i++) {
-      await new Client().post('/api/auth/signin', { email: ` ${user.email.toUpperCase()}`, password: 'wrong' });
+      await new Client().post('/api/auth/signin', {
+        email: ` ${user.email.toUpperCase()}`,
+        password: 'wrong',
+      });
     }
-    expectProblem(await new Client().post('/api/auth/signin', { email: user.email, password: PASSWORD }), 429);
+    expectProblem(
+      await new Client().post('/api/auth/signin', { email: user.email, password: PASSWORD }),
+      429,
+    );
     const other = await signedInUser();
     expect((await signIn(other.user.email)).response.status).to.equal(200);
   });

@@ -46,7 +46,9 @@ describe('configuration', () => {
 
   it('lists every bad variable at once', () => {
     const message = failure({ PORT: 'x', LOG_LEVEL: 'loud' });
-    expect(message).to.match(/PORT/).and.match(/LOG_LEVEL/);
+    expect(message)
+      .to.match(/PORT/)
+      .and.match(/LOG_LEVEL/);
   });
 
   it('requires SESSION_SECRET in production', () => {
@@ -56,7 +58,9 @@ describe('configuration', () => {
 
   it('trusts the proxy in production by default (Heroku’s router), and lets TRUST_PROXY decide', () => {
     expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).trustProxy).to.equal(true);
-    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    expect(
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, TRUST_PROXY: 'false' }).trustProxy,
+    ).to.equal(false);
     expect(parseConfig({ TRUST_PROXY: 'yes' }).trustProxy).to.equal(true);
   });
 

@@ -54,3 +54,16 @@ export function testDb() {
 }
 
 export { sql };
+
+/** The API's key-creation object (the CLI's `keys create --json` prints the same). */
+export function expectCreatedKey(
+  body: Record<string, unknown>,
+  expected: { name: string; expiresAt: string },
+) {
+  expect(Object.keys(body).sort()).to.deep.equal(['createdAt', 'expiresAt', 'id', 'key', 'name', 'scopes']);
+  expect(body).to.include(expected);
+  expect(body.scopes).to.deep.equal(['contacts:read', 'events:write']);
+  expect(body.id).to.match(/^key_[0-9A-Z]{26}$/);
+  expect(body.key).to.match(/^sb_[A-Za-z0-9_-]{49}$/);
+  expect(body.createdAt).to.match(ISO_MS);
+}

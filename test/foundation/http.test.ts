@@ -13,7 +13,11 @@ function expectNoInternals(text: string) {
 describe('http: CSRF protection of cookie-authenticated /api requests', () => {
   it('refuses a state-changing request with a non-JSON body (415)', async () => {
     const { client } = await signedInUser();
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
       const response = await client.request('POST', '/api/workspaces', {
         body: '{"name":"sneaky"}',
         headers: { 'content-type': type },
@@ -26,7 +30,11 @@ describe('http: CSRF protection of cookie-authenticated /api requests', () => {
   it('refuses a request whose Sec-Fetch-Site says cross-site or same-site (403)', async () => {
     const { client } = await signedInUser();
     for (const site of ['cross-site', 'same-site']) {
-      const response = await client.post('/api/workspaces', { name: 'x' }, { headers: { 'sec-fetch-site': site } });
+      const response = await client.post(
+        '/api/workspaces',
+        { name: 'x' },
+        { headers: { 'sec-fetch-site': site } },
+      );
       const problem = expectProblem(response, 403);
       expect(problem.type).to.match(/cross-site-request$/);
     }
@@ -35,19 +43,34 @@ describe('http: CSRF protection of cookie-authenticated /api requests', () => {
 
   it('refuses a request from a foreign Origin (403) and accepts its own origin', async () => {
     const { client } = await signedInUser();
-    const foreign = await client.post('/api/workspaces', { name: 'x' }, { headers: { origin: 'https://evil.example' } });
+    const foreign = await client.post(
+      '/api/workspaces',
+      { name: 'x' },
+      { headers: { origin: 'https://evil.example' } },
+    );
     expectProblem(foreign, 403);
-    const own = await client.post('/api/workspaces', { name: 'ok' }, { headers: { origin: server().baseUrl } });
+    const own = await client.post(
+      '/api/workspaces',
+      { name: 'ok' },
+      { headers: { origin: server().baseUrl } },
+    );
     expect(own.status, own.text).to.equal(201);
   });
 
   it('protects sign-out and sign-in too', async () => {
     const { client } = await signedInUser();
-    expectProblem(await client.post('/api/auth/signout', undefined, { headers: { 'sec-fetch-site': 'cross-site' } }), 403);
+    expectProblem(
+      await client.post('/api/auth/signout', undefined, { headers: { 'sec-fetch-site': 'cross-site' } }),
+      403,
+    );
     expect((await client.get('/api/auth/session')).status).to.equal(200);
-    const signin = await new Client().post('/api/auth/signin', { email: 'a@example.com', password: 'x' }, {
-      headers: { origin: 'https://evil.example' },
-    });
+    const signin = await new Client().post(
+      '/api/auth/signin',
+      { email: 'a@example.com', password: 'x' },
+      {
+        headers: { origin: 'https://evil.example' },
+      },
+    );
     expectProblem(signin, 403);
   });
 
@@ -111,9 +134,16 @@ describe('http: errors are problem+json', () => {
   it('answers NUL characters in the body, path or query with 400, not 500', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const responses = [
-      await new Client().post('/api/auth/register', { name: 'A\u0000B', email: 'nul@example.com', password: 'password1' }),
+      await new Client().post('/api/auth/register', {
+        name: 'A\u0000B',
+        email: 'nul@example.com',
+        password: 'password1',
+      }),
       await client.post('/api/workspaces', { name: 'nul\u0000' }),
-      await client.post(`/api/workspaces/${workspaceId}/keys`, { name: 'k\u0000', scopes: ['contacts:read'] }),
+      await client.post(`/api/workspaces/${workspaceId}/keys`, {
+        name: 'k\u0000',
+        scopes: ['contacts:read'],
+      }),
       await client.get('/api/workspaces/ws_%00/members'),
       await client.get(`/api/workspaces/${workspaceId}/members?x=%00`),
     ];

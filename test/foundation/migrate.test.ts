@@ -45,10 +45,16 @@ const FIRST = { '0001_things.sql': 'create table things (id int primary key);' }
 describe('migrations', () => {
   it('applies pending files in order, records them with checksums, and is idempotent', async () => {
     const url = await freshDatabase();
-    const directory = migrationsDir({ ...FIRST, '0002_more.sql': 'alter table things add column name text;' });
+    const directory = migrationsDir({
+      ...FIRST,
+      '0002_more.sql': 'alter table things add column name text;',
+    });
     expect(await migrate(url, directory)).to.deep.equal(['0001_things.sql', '0002_more.sql']);
     expect(await migrate(url, directory)).to.deep.equal([]);
-    const rows = await query<{ version: number; checksum: string }>(url, 'select version, checksum from schema_migrations order by version');
+    const rows = await query<{ version: number; checksum: string }>(
+      url,
+      'select version, checksum from schema_migrations order by version',
+    );
     expect(rows.map((row) => row.version)).to.deep.equal([1, 2]);
     expect(rows[0].checksum).to.match(/^[0-9a-f]{64}$/);
   });
@@ -73,7 +79,10 @@ describe('migrations', () => {
     const error = await migrate(url, directory).catch((caught) => caught);
     expect(error).to.be.instanceOf(MigrationError);
     expect(error.message).to.contain('0002_broken.sql failed').and.contain('no_such_table');
-    const tables = await query<{ name: string }>(url, "select tablename as name from pg_tables where schemaname = 'public'");
+    const tables = await query<{ name: string }>(
+      url,
+      "select tablename as name from pg_tables where schemaname = 'public'",
+    );
     expect(tables.map((table) => table.name).sort()).to.deep.equal(['schema_migrations', 'things']);
   });
 
@@ -83,7 +92,11 @@ describe('migrations', () => {
       ...FIRST,
       '0002_slow.sql': 'select pg_sleep(0.3); create table slow (id int);',
     });
-    const results = await Promise.all([migrate(url, directory), migrate(url, directory), migrate(url, directory)]);
+    const results = await Promise.all([
+      migrate(url, directory),
+      migrate(url, directory),
+      migrate(url, directory),
+    ]);
     expect(results.flat().sort()).to.deep.equal(['0001_things.sql', '0002_slow.sql']);
     const rows = await query<{ count: string }>(url, 'select count(*) from schema_migrations');
     expect(Number(rows[0].count)).to.equal(2);
@@ -93,7 +106,16 @@ describe('migrations', () => {
     const url = await freshDatabase();
     const applied = await migrate(url);
     expect(applied[0]).to.equal('0001_accounts.sql');
-    const tables = await query<{ name: string }>(url, "select tablename as name from pg_tables where schemaname = 'public'");
-    expect(tables.map((table) => table.name)).to.include.members(['users', 'workspaces', 'memberships', 'sessions', 'api_keys']);
+    const tables = await query<{ name: string }>(
+      url,
+      "select tablename as name from pg_tables where schemaname = 'public'",
+    );
+    expect(tables.map((table) => table.name)).to.include.members([
+      'users',
+      'workspaces',
+      'memberships',
+      'sessions',
+      'api_keys',
+    ]);
   });
 });

@@ -24,10 +24,19 @@ describe('OpenAPI document', () => {
     const document = await fetchDocument();
     expect(document.info.version).to.equal('0.1.0');
     expect(document.components.securitySchemes).to.deep.include({
-      sessionCookie: { type: 'apiKey', in: 'cookie', name: 'sb.sid', description: document.components.securitySchemes.sessionCookie.description },
+      sessionCookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'sb.sid',
+        description: document.components.securitySchemes.sessionCookie.description,
+      },
     });
     expect(document.components.securitySchemes.bearerKey).to.include({ type: 'http', scheme: 'bearer' });
-    expect(document.components.securitySchemes.keyQuery).to.include({ type: 'apiKey', in: 'query', name: 'key' });
+    expect(document.components.securitySchemes.keyQuery).to.include({
+      type: 'apiKey',
+      in: 'query',
+      name: 'key',
+    });
   });
 
   it('gives every operation a unique operationId, a summary and a problem+json error response', async () => {
@@ -52,10 +61,22 @@ describe('OpenAPI document', () => {
     const document = await fetchDocument();
     const ids = operationsOf(document).map(({ operation }) => operation.operationId);
     expect(ids).to.include.members([
-      'auth.register', 'auth.signin', 'auth.signout', 'auth.session', 'health.get', 'openapi.get',
-      'workspaces.list', 'workspaces.create', 'workspaces.get',
-      'members.list', 'members.add', 'members.update', 'members.remove',
-      'keys.list', 'keys.create', 'keys.revoke',
+      'auth.register',
+      'auth.signin',
+      'auth.signout',
+      'auth.session',
+      'health.get',
+      'openapi.get',
+      'workspaces.list',
+      'workspaces.create',
+      'workspaces.get',
+      'members.list',
+      'members.add',
+      'members.update',
+      'members.remove',
+      'keys.list',
+      'keys.create',
+      'keys.revoke',
     ]);
     const scope = document.components.schemas.Scope as { enum: string[] };
     expect(scope.enum).to.deep.equal([...SCOPES]);
@@ -64,7 +85,8 @@ describe('OpenAPI document', () => {
   it('marks public routes as needing no credentials, and key routes as refusing API keys', async () => {
     const operations = operationsOf(await fetchDocument());
     const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry.operation]));
-    for (const id of ['auth.register', 'health.get', 'openapi.get']) expect(byId.get(id)?.security).to.deep.equal([]);
+    for (const id of ['auth.register', 'health.get', 'openapi.get'])
+      expect(byId.get(id)?.security).to.deep.equal([]);
     for (const id of ['keys.list', 'keys.create', 'keys.revoke', 'members.add']) {
       expect(byId.get(id)?.security).to.deep.equal([{ sessionCookie: [] }]);
     }

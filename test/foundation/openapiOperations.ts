@@ -32,8 +32,18 @@ export function operationsOf(document: OpenApiDocument) {
 /** An id of the right shape for a path parameter (`contactId` → `ct_…`), which no row has. */
 export function fakeId(parameter: string): string {
   const prefixes: Record<string, string> = {
-    user: 'usr', contact: 'ct', event: 'evt', segment: 'seg', rule: 'scr', campaign: 'cmp',
-    enrollment: 'enr', webhook: 'whe', endpoint: 'whe', delivery: 'dlv', key: 'key', message: 'msg',
+    user: 'usr',
+    contact: 'ct',
+    event: 'evt',
+    segment: 'seg',
+    rule: 'scr',
+    campaign: 'cmp',
+    enrollment: 'enr',
+    webhook: 'whe',
+    endpoint: 'whe',
+    delivery: 'dlv',
+    key: 'key',
+    message: 'msg',
   };
   const kind = parameter.replace(/Id$/, '').toLowerCase();
   return `${prefixes[kind] ?? 'x'}_01JD2Z3K4M5N6P7Q8R9S0T1V2W`;
@@ -41,5 +51,7 @@ export function fakeId(parameter: string): string {
 
 /** The path with {workspaceId} set and every other parameter filled with a fake id. */
 export function fillPath(path: string, workspaceId: string): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'workspaceId' ? workspaceId : fakeId(name)));
+  return path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === 'workspaceId' ? workspaceId : fakeId(name),
+  );
 }

@@ -18,7 +18,13 @@ type Started = { child: ChildProcess; output: () => string; exited: Promise<numb
 function start(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
   const child = spawn(process.execPath, [path.join(ROOT, entry)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, DATABASE_URL: server().databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: server().databaseUrl,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

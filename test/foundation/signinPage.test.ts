@@ -18,16 +18,24 @@ describe('sign-in page (HTML)', () => {
     const client = new Client();
     const { page } = await openSigninPage(client);
     expect(page.text).to.match(/<form method="post" action="\/auth\/signin">/);
-    expect(page.text).to.match(/name="email"/).and.match(/name="password" type="password"/);
+    expect(page.text)
+      .to.match(/name="email"/)
+      .and.match(/name="password" type="password"/);
     const cookie = page.headers.getSetCookie().find((value) => value.startsWith('sb.csrf='));
-    expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Strict/i);
+    expect(cookie)
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Strict/i);
   });
 
   it('signs in with a valid token: 303 to the home page and a session cookie', async () => {
     const { user } = await signedInUser('Page User');
     const client = new Client();
     const { token } = await openSigninPage(client);
-    const response = await postForm(client, '/auth/signin', { _csrf: token, email: user.email, password: PASSWORD });
+    const response = await postForm(client, '/auth/signin', {
+      _csrf: token,
+      email: user.email,
+      password: PASSWORD,
+    });
     expect(response.status, response.text).to.equal(303);
     expect(response.headers.get('location')).to.equal('/');
     expect(sessionCookieOf(client)).not.to.equal('');
@@ -58,7 +66,11 @@ describe('sign-in page (HTML)', () => {
     for (const email of [user.email, `nobody.${Date.now()}@example.com`]) {
       const client = new Client();
       const { token } = await openSigninPage(client);
-      const response = await postForm(client, '/auth/signin', { _csrf: token, email, password: 'wrong password' });
+      const response = await postForm(client, '/auth/signin', {
+        _csrf: token,
+        email,
+        password: 'wrong password',
+      });
       expect(response.status).to.equal(401);
       expect(response.text).to.contain('Incorrect email or password.').and.contain('<form');
       expect(sessionCookieOf(client)).to.equal('');
@@ -70,7 +82,11 @@ describe('sign-in page (HTML)', () => {
   it('treats an email with a NUL character as unknown (401, not 500)', async () => {
     const client = new Client();
     const { token } = await openSigninPage(client);
-    const response = await postForm(client, '/auth/signin', { _csrf: token, email: 'a\u0000@example.com', password: 'x' });
+    const response = await postForm(client, '/auth/signin', {
+      _csrf: token,
+      email: 'a\u0000@example.com',
+      password: 'x',
+    });
     expect(response.status).to.equal(401);
     expect(response.text).to.contain('Incorrect email or password.');
   });
@@ -94,7 +110,10 @@ describe('sign-in page (HTML)', () => {
 
     const wrongToken = new Client();
     const { token } = await openSigninPage(wrongToken);
-    const wrong = await postForm(wrongToken, '/auth/signin', { ...credentials, _csrf: `${token.slice(0, -2)}xx` });
+    const wrong = await postForm(wrongToken, '/auth/signin', {
+      ...credentials,
+      _csrf: `${token.slice(0, -2)}xx`,
+    });
 
     // A token copied from someone else's page is useless without the matching cookie.
     const noCookie = await postForm(new Client(), '/auth/signin', { ...credentials, _csrf: token });
@@ -131,7 +150,9 @@ describe('sign-in page (HTML)', () => {
     const client = new Client();
     const docs = await client.get('/docs');
     expect(docs.status).to.equal(200);
-    expect(docs.text).to.contain('/docs/assets/swagger-ui-bundle.js').and.not.match(/https?:\/\//);
+    expect(docs.text)
+      .to.contain('/docs/assets/swagger-ui-bundle.js')
+      .and.not.match(/https?:\/\//);
     const bundle = await client.get('/docs/assets/swagger-ui-bundle.js');
     expect(bundle.status).to.equal(200);
     expect(bundle.headers.get('content-type')).to.match(/javascript/);

@@ -28,7 +28,9 @@ async function mismatches(
     const response = await call(client(entry), entry, workspaceId);
     const problem = response.headers.get('content-type')?.startsWith('application/problem+json');
     if (response.status !== status || !problem || !check(response, entry)) {
-      found.push(`${entry.method.toUpperCase()} ${entry.path} → ${response.status} ${response.text.slice(0, 160)}`);
+      found.push(
+        `${entry.method.toUpperCase()} ${entry.path} → ${response.status} ${response.text.slice(0, 160)}`,
+      );
     }
   }
   return found;
@@ -48,7 +50,13 @@ describe('workspace access on every workspace route (from the OpenAPI document)'
 
   it('finds the workspace routes, the foundation’s included', () => {
     const ids = operations.map(({ operation }) => operation.operationId);
-    expect(ids).to.include.members(['workspaces.get', 'members.list', 'members.add', 'keys.list', 'keys.revoke']);
+    expect(ids).to.include.members([
+      'workspaces.get',
+      'members.list',
+      'members.add',
+      'keys.list',
+      'keys.revoke',
+    ]);
   });
 
   it('answers 404 to a signed-in user who is not a member', async () => {
@@ -98,8 +106,11 @@ describe('workspace access on every workspace route (from the OpenAPI document)'
     }
     try {
       const needed = (entry: WorkspaceOperation) => entry.operation['x-required-scope'] as string;
-      const found = await mismatches((entry) => keys.get(needed(entry)) as Client, workspaceId, 403, (response, entry) =>
-        String(response.body?.detail).includes(needed(entry)),
+      const found = await mismatches(
+        (entry) => keys.get(needed(entry)) as Client,
+        workspaceId,
+        403,
+        (response, entry) => String(response.body?.detail).includes(needed(entry)),
       );
       expect(found).to.deep.equal([]);
     } finally {

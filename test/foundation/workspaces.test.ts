@@ -83,18 +83,28 @@ describe('workspace members', () => {
 
   it('answers 404 for an unknown email and 409 for an existing member', async () => {
     const { client, user, workspaceId } = await workspaceWithAdmin();
-    const unknown = await client.post(`/api/workspaces/${workspaceId}/members`, { email: uniqueEmail(), role: 'MEMBER' });
+    const unknown = await client.post(`/api/workspaces/${workspaceId}/members`, {
+      email: uniqueEmail(),
+      role: 'MEMBER',
+    });
     expect(expectProblem(unknown, 404).detail).to.match(/register first/);
     const member = await memberOf(client, workspaceId, 'MEMBER');
     for (const email of [member.user.email, user.email]) {
-      expectProblem(await client.post(`/api/workspaces/${workspaceId}/members`, { email, role: 'ADMIN' }), 409);
+      expectProblem(
+        await client.post(`/api/workspaces/${workspaceId}/members`, { email, role: 'ADMIN' }),
+        409,
+      );
     }
   });
 
   it('answers 400 for an invalid role or email', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const { user } = await signedInUser();
-    for (const body of [{ email: user.email, role: 'OWNER' }, { email: 'nope', role: 'MEMBER' }, { email: user.email }]) {
+    for (const body of [
+      { email: user.email, role: 'OWNER' },
+      { email: 'nope', role: 'MEMBER' },
+      { email: user.email },
+    ]) {
       expectProblem(await client.post(`/api/workspaces/${workspaceId}/members`, body), 400);
     }
   });
@@ -124,8 +134,14 @@ describe('workspace members', () => {
   it('answers 404 when changing a user who is not a member', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const { user } = await signedInUser();
-    expectProblem(await client.patch(`/api/workspaces/${workspaceId}/members/${user.id}`, { role: 'ADMIN' }), 404);
-    expectProblem(await client.patch(`/api/workspaces/${workspaceId}/members/usr_nobody`, { role: 'ADMIN' }), 404);
+    expectProblem(
+      await client.patch(`/api/workspaces/${workspaceId}/members/${user.id}`, { role: 'ADMIN' }),
+      404,
+    );
+    expectProblem(
+      await client.patch(`/api/workspaces/${workspaceId}/members/usr_nobody`, { role: 'ADMIN' }),
+      404,
+    );
   });
 
   it('refuses every change by a MEMBER (403), while the member may still list', async () => {

@@ -3,6 +3,7 @@
 // for the internal service an attacker would aim at: it must never see a request.
 import type { LookupAddress } from 'node:dns';
 import { expect } from 'chai';
+import nock from 'nock';
 import { config } from '../../src/config.ts';
 import { ValidationError } from '../../src/http/errors.ts';
 import { sendNow } from '../../src/webhooks/replay.ts';
@@ -32,7 +33,14 @@ function attempt(url: string) {
   return { attemptId: 'dlv_test', messageId: 'msg_test', event: 'ping', body: '{}', url, secrets: ['whsec_dGVzdA=='] };
 }
 
+const LOOPBACK = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+
 describe('SSRF protection', () => {
+  // nock (loaded by the root hooks) refuses connections by host name before any lookup runs;
+  // let the fake `.test` names through so that our lookup is what refuses them.
+  before(() => nock.enableNetConnect((host) => LOOPBACK.test(host) || /\.test(:\d+)?$/.test(host)));
+  after(() => nock.enableNetConnect((host) => LOOPBACK.test(host)));
+
   let receiver: Receiver;
   let guarded: DeliveryHttp;
   beforeEach(async () => {

@@ -1,0 +1,178 @@
+// Outbound webhook throughput and latency beside plain fetch POSTs, in one run.
+//
+//   npm run bench:webhooks        (BENCH_EVENTS=10000 BENCH_RATE=500 WEBHOOK_CONCURRENCY=64 by default)
+//
+// An embedded PostgreSQL in a temporary directory (or BENCH_DATABASE_URL), one workspace with two
+// OUTBOUND endpoints on one local receiver. The receiver runs in a worker thread, so it does not
+// share the dispatcher's event loop, and stamps each request's arrival. Three runs:
+// - burst: BENCH_EVENTS events committed at once → 2 × BENCH_EVENTS deliveries; deliveries/s;
+// - baseline: the same number of plain fetch POSTs of the same bodies to the same receiver, with
+//   WEBHOOK_CONCURRENCY requests in flight, as the dispatcher has;
+// - paced: BENCH_EVENTS events at BENCH_RATE events/s, in transactions of 10; the latency from
+//   each event's commit to its receipt (p50/p99) is the number that matters for users.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const PACED_BATCH = 10;
+const now = () => performance.timeOrigin + performance.now();
+
+// ---- receiver (worker thread): answers 200 and reports (n, arrival) once `expect` are in ----
+
+function runReceiver() {
+  let expected = 0;
+  let ns: number[] = [];
+  let times: number[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = now();
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      ns.push(JSON.parse(Buffer.concat(chunks).toString()).data.n);
+      times.push(at);
+      if (ns.length === expected) parentPort?.postMessage({ ns, times });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  parentPort?.on('message', (message: { expect: number }) => {
+    expected = message.expect;
+    ns = [];
+    times = [];
+  });
+  server.listen(0, '127.0.0.1', () => parentPort?.postMessage({ port: (server.address() as AddressInfo).port }));
+}
+
+// ---- main thread ----
+
+type Receipts = { ns: number[]; times: number[] };
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+function startReceiver(): Promise<{ worker: Worker; port: number; collect: (count: number) => Promise<Receipts> }> {
+  const worker = new Worker(new URL(import.meta.url));
+  return new Promise((resolve) => {
+    worker.once('message', ({ port }: { port: number }) => {
+      const collect = (count: number) => {
+        worker.postMessage({ expect: count });
+        return new Promise<Receipts>((done) => worker.once('message', done));
+      };
+      resolve({ worker, port, collect });
+    });
+  });
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-webhooks-'));
+  Object.assign(process.env, {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', // the receiver is on 127.0.0.1
+    WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY ?? '64',
+  });
+  const { freePort, startEmbeddedDatabase } = await import('../src/db/embedded.ts');
+  const database = process.env.BENCH_DATABASE_URL
+    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+  // Imported only now, so that configuration is parsed from the environment set above.
+  const { config } = await import('../src/config.ts');
+  const runtime = await import('../src/runtime.ts');
+  const { sql } = await import('../src/db/pool.ts');
+  const { emitMany } = await import('../src/outbox/emit.ts');
+  const { createEndpoint } = await import('../src/webhooks/service.ts');
+  const { startDispatcher } = await import('../src/webhooks/dispatcher.ts');
+
+  await runtime.migrateAll(database.url);
+  const context = await runtime.createContext(config(), database.url, 'worker');
+  const receiver = await startReceiver();
+  const url = `http://127.0.0.1:${receiver.port}/hooks`;
+  const workspaceId = `ws_bench_${Date.now()}`;
+  await context.db.query(sql.unsafe`insert into workspaces (id, name) values (${workspaceId}, 'Bench')`);
+  for (const name of ['first', 'second'])
+    await createEndpoint(context.db, context.config, workspaceId, { name, url, direction: 'OUTBOUND', active: true, signed: true });
+  const dispatcher = await startDispatcher(context);
+  const concurrency = context.config.WEBHOOK_CONCURRENCY;
+
+  const event = (n: number) => ({ workspaceId, type: 'contact.created' as const, data: { contactId: `ct_${n}`, n } });
+
+  // burst
+  const burstDone = receiver.collect(EVENTS * 2);
+  const burstStart = now();
+  await context.db.transaction((tx) => emitMany(tx, Array.from({ length: EVENTS }, (_, n) => event(n))));
+  const burstCommitted = now();
+  const burst = await burstDone;
+  const burstSeconds = (Math.max(...burst.times) - burstStart) / 1000;
+  const burstLatency = burst.times.map((at) => at - burstCommitted);
+
+  // baseline: plain fetch POSTs, same bodies, same receiver, same concurrency
+  const baselineDone = receiver.collect(EVENTS * 2);
+  const bodies = Array.from({ length: EVENTS * 2 }, (_, i) =>
+    JSON.stringify({ event: 'contact.created', timestamp: new Date().toISOString(), data: { contactId: `ct_${i}`, n: i } }),
+  );
+  const baselineLatency: number[] = [];
+  let next = 0;
+  const baselineStart = now();
+  const loop = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const started = now();
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await response.text();
+      baselineLatency.push(now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  await baselineDone;
+  const baselineSeconds = (now() - baselineStart) / 1000;
+
+  // paced: RATE events/s in transactions of PACED_BATCH; latency from each commit to receipt
+  const pacedDone = receiver.collect(EVENTS * 2);
+  const committedAt = new Float64Array(EVENTS);
+  const pacedStart = now();
+  for (let sent = 0; sent < EVENTS; sent += PACED_BATCH) {
+    const due = pacedStart + (sent / RATE) * 1000;
+    if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
+    const batch = Array.from({ length: Math.min(PACED_BATCH, EVENTS - sent) }, (_, i) => event(sent + i));
+    await context.db.transaction((tx) => emitMany(tx, batch));
+    committedAt.fill(now(), sent, sent + batch.length);
+  }
+  const paced = await pacedDone;
+  const pacedLatency = paced.ns.map((n, i) => paced.times[i] - committedAt[n]);
+  const pacedSeconds = (Math.max(...paced.times) - pacedStart) / 1000;
+
+  await dispatcher.stop();
+  await receiver.worker.terminate();
+  await runtime.closeContext(context);
+  await database.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const deliveries = EVENTS * 2;
+  const burstRate = deliveries / burstSeconds;
+  const baselineRate = deliveries / baselineSeconds;
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const lines = [
+    `webhooks: ${EVENTS} events × 2 endpoints = ${deliveries} deliveries, concurrency ${concurrency}, local receiver`,
+    `  burst      ${burstRate.toFixed(0).padStart(6)} deliveries/s  (${burstSeconds.toFixed(2)} s)  commit→receipt p50 ${ms(percentile(burstLatency, 0.5))}  p99 ${ms(percentile(burstLatency, 0.99))}`,
+    `  baseline   ${baselineRate.toFixed(0).padStart(6)} POSTs/s       (${baselineSeconds.toFixed(2)} s)  request p50 ${ms(percentile(baselineLatency, 0.5))}  p99 ${ms(percentile(baselineLatency, 0.99))}`,
+    `  ratio      ${(burstRate / baselineRate).toFixed(2)} of baseline (target ≥ 0.5)`,
+    `  paced ${RATE}/s ${(deliveries / pacedSeconds).toFixed(0).padStart(5)} deliveries/s  (${pacedSeconds.toFixed(2)} s)  commit→receipt p50 ${ms(percentile(pacedLatency, 0.5))}  p99 ${ms(percentile(pacedLatency, 0.99))} (target p99 < 1000 ms)`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+if (isMainThread) {
+  main().catch((error) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+} else {
+  runReceiver();
+}

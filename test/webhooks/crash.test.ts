@@ -1,0 +1,121 @@
+// Crash safety: a worker process SIGKILLed in the middle of a batch loses nothing. It runs on a
+// database of its own (created on the test server), so the test server's in-process dispatcher
+// cannot compete for the messages: only the spawned workers deliver them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { config } from '../../src/config.ts';
+import { createDatabasePool, sql } from '../../src/db/pool.ts';
+import { emitMany } from '../../src/outbox/emit.ts';
+import { migrateAll } from '../../src/runtime.ts';
+import { createEndpoint } from '../../src/webhooks/service.ts';
+import { eventually } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { type Receiver, startReceiver } from './support.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MESSAGES = 200;
+
+function startWorker(databaseUrl: string): ChildProcess {
+  return spawn(process.execPath, [path.join(ROOT, 'bin/worker.ts')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_CONCURRENCY: '10',
+      WEBHOOK_LEASE_MS: '1500', // a killed worker's attempts fall due again after 1.5 s
+      WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+    },
+  });
+}
+
+function exited(child: ChildProcess): Promise<unknown> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve)));
+}
+
+async function scratchDatabase() {
+  const name = `crash_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  await server().context.db.query(sql.unsafe`create database ${sql.identifier([name])}`);
+  const url = new URL(server().databaseUrl);
+  url.pathname = `/${name}`;
+  await migrateAll(url.toString());
+  return { name, url: url.toString() };
+}
+
+const counted = z.object({ n: z.number() });
+
+describe('webhook delivery survives a killed worker', function () {
+  this.timeout(60_000);
+  let receiver: Receiver;
+  let database: { name: string; url: string };
+  let db: DatabasePool;
+  const workers: ChildProcess[] = [];
+
+  before(async () => {
+    database = await scratchDatabase();
+    db = await createDatabasePool(database.url, { maxPoolSize: 3 });
+    // Slow answers keep a batch in flight long enough to kill the worker in the middle of it.
+    receiver = await startReceiver(() => ({ delayMs: 150 }));
+  });
+
+  after(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await Promise.all(workers.map(exited));
+    await receiver.close();
+    await db.end();
+    await server().context.db.query(sql.unsafe`drop database ${sql.identifier([database.name])} with (force)`);
+  });
+
+  it('delivers every message at least once after a SIGKILL mid-batch and a restart', async () => {
+    await db.query(sql.unsafe`insert into workspaces (id, name) values ('ws_crash', 'Crash test')`);
+    await createEndpoint(db, config(), 'ws_crash', {
+      url: receiver.url,
+      direction: 'OUTBOUND',
+      active: true,
+      signed: true,
+    });
+    await db.transaction((tx) =>
+      emitMany(
+        tx,
+        Array.from({ length: MESSAGES }, (_, n) => ({
+          workspaceId: 'ws_crash',
+          type: 'contact.created' as const,
+          data: { contactId: `ct_${n}` },
+        })),
+      ),
+    );
+
+    workers.push(startWorker(database.url));
+    await eventually(async () => receiver.requests.length >= 30, 20_000);
+    workers[0].kill('SIGKILL');
+    await exited(workers[0]);
+
+    const ids = (request: { headers: Record<string, unknown> }) => String(request.headers['webhook-id']);
+    const receivedBeforeCrash = new Set(receiver.requests.map(ids)).size;
+    const leased = await db.oneFirst(sql.type(counted)`select count(*)::int as n from webhook_attempts where claims > 0`);
+    expect(receivedBeforeCrash, 'the worker died before finishing').to.be.below(MESSAGES);
+    expect(leased, 'it held leased attempts when it died').to.be.above(0);
+
+    workers.push(startWorker(database.url));
+    const messageIds = await db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from webhook_messages`);
+    expect(messageIds).to.have.length(MESSAGES);
+    await eventually(async () => {
+      const received = new Set(receiver.requests.map(ids));
+      return messageIds.every((id) => received.has(id));
+    }, 30_000);
+    const settled = await eventually(async () => {
+      const pending = await db.oneFirst(sql.type(counted)`
+        select count(*)::int as n from webhook_messages where status <> 'succeeded'`);
+      return pending === 0 ? true : null;
+    }, 10_000);
+    expect(settled).to.equal(true);
+    expect(await db.oneFirst(sql.type(counted)`select count(*)::int as n from webhook_attempts`)).to.equal(0);
+  });
+});
