@@ -20,6 +20,7 @@ import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const PACED_BATCH = 10;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const now = () => performance.timeOrigin + performance.now();
 
 // ---- receiver (worker thread): answers 200 and reports (n, arrival) once `expect` are in ----
@@ -102,68 +103,97 @@ async function main() {
   const concurrency = context.config.WEBHOOK_CONCURRENCY;
 
   const event = (n: number) => ({ workspaceId, type: 'contact.created' as const, data: { contactId: `ct_${n}`, n } });
-
-  // burst
-  const burstDone = receiver.collect(EVENTS * 2);
-  const burstStart = now();
-  await context.db.transaction((tx) => emitMany(tx, Array.from({ length: EVENTS }, (_, n) => event(n))));
-  const burstCommitted = now();
-  const burst = await burstDone;
-  const burstSeconds = (Math.max(...burst.times) - burstStart) / 1000;
-  const burstLatency = burst.times.map((at) => at - burstCommitted);
-
-  // baseline: plain fetch POSTs, same bodies, same receiver, same concurrency
-  const baselineDone = receiver.collect(EVENTS * 2);
-  const bodies = Array.from({ length: EVENTS * 2 }, (_, i) =>
-    JSON.stringify({ event: 'contact.created', timestamp: new Date().toISOString(), data: { contactId: `ct_${i}`, n: i } }),
-  );
-  const baselineLatency: number[] = [];
-  let next = 0;
-  const baselineStart = now();
-  const loop = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const started = now();
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await response.text();
-      baselineLatency.push(now() - started);
-    }
+  const settled = async () => {
+    // The next run starts once the previous one's bookkeeping is done, so they do not overlap.
+    while ((await context.db.oneFirst(sql.unsafe`select count(*)::int from webhook_attempts`)) !== 0)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  await baselineDone;
-  const baselineSeconds = (now() - baselineStart) / 1000;
 
-  // paced: RATE events/s in transactions of PACED_BATCH; latency from each commit to receipt
-  const pacedDone = receiver.collect(EVENTS * 2);
-  const committedAt = new Float64Array(EVENTS);
-  const pacedStart = now();
-  for (let sent = 0; sent < EVENTS; sent += PACED_BATCH) {
-    const due = pacedStart + (sent / RATE) * 1000;
-    if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
-    const batch = Array.from({ length: Math.min(PACED_BATCH, EVENTS - sent) }, (_, i) => event(sent + i));
-    await context.db.transaction((tx) => emitMany(tx, batch));
-    committedAt.fill(now(), sent, sent + batch.length);
+  const burst = async (): Promise<Run> => {
+    const done = receiver.collect(EVENTS * 2);
+    const started = now();
+    await context.db.transaction((tx) => emitMany(tx, Array.from({ length: EVENTS }, (_, n) => event(n))));
+    const committed = now();
+    const receipts = await done;
+    await settled();
+    return { seconds: (Math.max(...receipts.times) - started) / 1000, latency: receipts.times.map((at) => at - committed) };
+  };
+
+  const baseline = async (): Promise<Run> => {
+    const done = receiver.collect(EVENTS * 2);
+    const bodies = Array.from({ length: EVENTS * 2 }, (_, n) =>
+      JSON.stringify({ event: 'contact.created', timestamp: new Date().toISOString(), data: { contactId: `ct_${n}`, n } }),
+    );
+    const latency: number[] = [];
+    let next = 0;
+    const loop = async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const started = now();
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await response.text();
+        latency.push(now() - started);
+      }
+    };
+    const started = now();
+    await Promise.all(Array.from({ length: concurrency }, loop));
+    await done;
+    return { seconds: (now() - started) / 1000, latency };
+  };
+
+  // RATE events/s in transactions of PACED_BATCH; latency from each one's commit to its receipt.
+  const paced = async (): Promise<Run> => {
+    const done = receiver.collect(EVENTS * 2);
+    const committedAt = new Float64Array(EVENTS);
+    const started = now();
+    for (let sent = 0; sent < EVENTS; sent += PACED_BATCH) {
+      const due = started + (sent / RATE) * 1000;
+      if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
+      const batch = Array.from({ length: Math.min(PACED_BATCH, EVENTS - sent) }, (_, i) => event(sent + i));
+      await context.db.transaction((tx) => emitMany(tx, batch));
+      committedAt.fill(now(), sent, sent + batch.length);
+    }
+    const receipts = await done;
+    await settled();
+    return {
+      seconds: (Math.max(...receipts.times) - started) / 1000,
+      latency: receipts.ns.map((n, i) => receipts.times[i] - committedAt[n]),
+    };
+  };
+
+  // Other work on the machine comes and goes: alternate the two throughput runs, keep each best.
+  const bursts: Run[] = [];
+  const baselines: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    baselines.push(await baseline());
+    bursts.push(await burst());
   }
-  const paced = await pacedDone;
-  const pacedLatency = paced.ns.map((n, i) => paced.times[i] - committedAt[n]);
-  const pacedSeconds = (Math.max(...paced.times) - pacedStart) / 1000;
+  const pacedRun = await paced();
 
   await dispatcher.stop();
   await receiver.worker.terminate();
   await runtime.closeContext(context);
   await database.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  report(concurrency, best(bursts), best(baselines), pacedRun);
+}
 
+type Run = { seconds: number; latency: number[] };
+
+const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+
+function report(concurrency: number, burst: Run, baseline: Run, paced: Run) {
   const deliveries = EVENTS * 2;
-  const burstRate = deliveries / burstSeconds;
-  const baselineRate = deliveries / baselineSeconds;
+  const rate = (run: Run) => deliveries / run.seconds;
   const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const spread = (run: Run) => `p50 ${ms(percentile(run.latency, 0.5))}  p99 ${ms(percentile(run.latency, 0.99))}`;
   const lines = [
-    `webhooks: ${EVENTS} events × 2 endpoints = ${deliveries} deliveries, concurrency ${concurrency}, local receiver`,
-    `  burst      ${burstRate.toFixed(0).padStart(6)} deliveries/s  (${burstSeconds.toFixed(2)} s)  commit→receipt p50 ${ms(percentile(burstLatency, 0.5))}  p99 ${ms(percentile(burstLatency, 0.99))}`,
-    `  baseline   ${baselineRate.toFixed(0).padStart(6)} POSTs/s       (${baselineSeconds.toFixed(2)} s)  request p50 ${ms(percentile(baselineLatency, 0.5))}  p99 ${ms(percentile(baselineLatency, 0.99))}`,
-    `  ratio      ${(burstRate / baselineRate).toFixed(2)} of baseline (target ≥ 0.5)`,
-    `  paced ${RATE}/s ${(deliveries / pacedSeconds).toFixed(0).padStart(5)} deliveries/s  (${pacedSeconds.toFixed(2)} s)  commit→receipt p50 ${ms(percentile(pacedLatency, 0.5))}  p99 ${ms(percentile(pacedLatency, 0.99))} (target p99 < 1000 ms)`,
+    `webhooks: ${EVENTS} events × 2 endpoints = ${deliveries} deliveries, concurrency ${concurrency}, local receiver` +
+      ` (best of ${ROUNDS})`,
+    `  burst      ${rate(burst).toFixed(0).padStart(6)} deliveries/s (${burst.seconds.toFixed(2)} s)  commit→receipt ${spread(burst)}`,
+    `  baseline   ${rate(baseline).toFixed(0).padStart(6)} fetch POSTs/s (${baseline.seconds.toFixed(2)} s)  request ${spread(baseline)}`,
+    `  ratio      ${(rate(burst) / rate(baseline)).toFixed(2)} of baseline (target ≥ 0.5)`,
+    `  paced      ${RATE} events/s → ${rate(paced).toFixed(0)} deliveries/s  commit→receipt ${spread(paced)} (target p99 < 1000 ms)`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -21,16 +21,17 @@ try {
   const context = await createContext(config, database.url, 'worker', log);
   const worker = await startWorker(context);
   const web = await startWeb(context);
-  log.info(
-    { port: web.port, embedded: !config.DATABASE_URL },
-    `Switchboard listening on http://localhost:${web.port}`,
-  );
+  // Handlers first: whoever waits for the line below may send SIGTERM at once.
   onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await web.stop();
     await worker.stop();
     await closeContext(context);
     await database.stop();
   });
+  log.info(
+    { port: web.port, embedded: !config.DATABASE_URL },
+    `Switchboard listening on http://localhost:${web.port}`,
+  );
 } catch (error) {
   log.fatal({ err: error }, error instanceof Error ? error.message : 'start-up failed');
   process.exit(1);

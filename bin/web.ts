@@ -10,12 +10,13 @@ try {
   const database = await resolveDatabase(config, log);
   const context = await createContext(config, database.url, 'web', log);
   const web = await startWeb(context);
-  log.info({ port: web.port }, `Switchboard web listening on http://localhost:${web.port}`);
+  // Handlers first: whoever waits for the line below may send SIGTERM at once.
   onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await web.stop();
     await closeContext(context);
     await database.stop();
   });
+  log.info({ port: web.port }, `Switchboard web listening on http://localhost:${web.port}`);
 } catch (error) {
   log.fatal({ err: error }, error instanceof Error ? error.message : 'start-up failed');
   process.exit(1);

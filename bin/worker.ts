@@ -10,12 +10,13 @@ try {
   const database = await resolveDatabase(config, log);
   const context = await createContext(config, database.url, 'worker', log);
   const worker = await startWorker(context);
-  log.info('Switchboard worker started');
+  // Handlers first: whoever waits for the line below may send SIGTERM at once.
   onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await worker.stop();
     await closeContext(context);
     await database.stop();
   });
+  log.info('Switchboard worker started');
 } catch (error) {
   log.fatal({ err: error }, error instanceof Error ? error.message : 'start-up failed');
   process.exit(1);

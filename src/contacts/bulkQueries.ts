@@ -16,7 +16,7 @@ const FoundRow = ContactRow.extend({ requested_id: z.string().nullable() });
 export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
   const ids = sql.array(identifiers.ids, 'text');
   // One index lookup per identifier kind (a single OR across them scans the table).
-  return db.any(sql.type(FoundRow)`
+  return db.any(sql.prepared('contacts.find_and_lock', FoundRow)`
     with aliases as (
       select alias_id, contact_id from contact_aliases
       where workspace_id = ${workspaceId} and alias_id = any(${ids}) and expires_at > now()
@@ -47,7 +47,7 @@ export type NewContact = {
 
 /** Inserts the contacts; one that lost a race for its email or anonymousId is skipped. */
 export async function insertContactsSkippingTaken(db: Db, workspaceId: string, contacts: NewContact[]) {
-  return db.any(sql.type(ContactRow)`
+  return db.any(sql.prepared('contacts.insert_skipping_taken', ContactRow)`
     insert into contacts as c (workspace_id, id, email, first_name, last_name, phone, anonymous_id)
     select ${workspaceId}, r.id, r.email, r.first_name, r.last_name, r.phone, r.anonymous_id
     from jsonb_to_recordset(${sql.jsonb(contacts as never)})

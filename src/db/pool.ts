@@ -15,9 +15,12 @@ import {
 import { z } from 'zod';
 import { runCallbacksAfterCommit } from './afterCommit.ts';
 
+/** The row of a statement that returns none, for `sql.prepared` (typeAlias('void') elsewhere). */
+export const VoidRow = z.object({}).strict();
+
 export const sql = createSqlTag({
   typeAliases: {
-    void: z.object({}).strict(),
+    void: VoidRow,
     id: z.object({ id: z.string() }),
   },
 });
@@ -67,6 +70,10 @@ export async function createDatabasePool(connectionUri: string, options: PoolOpt
     idleTimeout: 30_000,
     connectionTimeout: 10_000,
     captureStackTrace: false,
+    // slonik's default sends DISCARD ALL on every release: one more round-trip per query and per
+    // transaction. Nothing here leaves session state behind (no SET, LISTEN, PREPARE or temp
+    // tables go through this pool; timeouts are connection parameters), so there is nothing to reset.
+    resetConnection: async () => {},
   });
   return runCallbacksAfterCommit(pool);
 }

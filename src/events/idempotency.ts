@@ -13,7 +13,7 @@ export async function claimIdempotencyKeys(
 ): Promise<Map<string, string>> {
   if (claims.length === 0) return new Map();
   const keys = claims.map((claim) => claim.key);
-  const inserted = await db.anyFirst(sql.type(z.object({ key: z.string() }))`
+  const inserted = await db.anyFirst(sql.prepared('events.claim_keys', z.object({ key: z.string() }))`
     insert into event_idempotency_keys (workspace_id, key, event_id)
     select ${workspaceId}, key, event_id
     from unnest(${sql.array(keys, 'text')}::text[], ${sql.array(

@@ -4,7 +4,7 @@
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { BadRequestError, ConflictError } from '../http/errors.ts';
-import { emitMany } from '../outbox/emit.ts';
+import { collectEmits, emitMany } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/apply.ts';
 import { claimIdempotencyKeys } from './idempotency.ts';
 import { applySideEffects } from './pipeline.ts';
@@ -67,6 +67,16 @@ export async function ingestEvents(
   items: IngestItem[],
   options: { source: IngestSource },
 ): Promise<IngestResult[]> {
+  // The pipeline emits at every stage; the outbox gets them all in one statement at the end.
+  return collectEmits(tx, () => ingest(tx, workspaceId, items, options.source));
+}
+
+async function ingest(
+  tx: Tx,
+  workspaceId: string,
+  items: IngestItem[],
+  source: IngestSource,
+): Promise<IngestResult[]> {
   const times = items.map((item) => checkTimestamp(item.timestamp));
   const eventIds = items.map(() => newId('event'));
   const replays = await claimKeys(tx, workspaceId, items, eventIds);
@@ -76,7 +86,7 @@ export async function ingestEvents(
   const newEvents = fresh.map((item, i) =>
     toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
   );
-  const stored = newEvents.length ? await insertEvents(tx, workspaceId, options.source, newEvents) : [];
+  const stored = newEvents.length ? await insertEvents(tx, workspaceId, source, newEvents) : [];
   const occurredAt = new Map(stored.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,

@@ -43,7 +43,7 @@ const Inserted = z.object({ id: z.string(), occurred_at: z.string() });
 
 /** One statement for any number of events; returns each id with its stored time. */
 export async function insertEvents(db: Db, workspaceId: string, source: string, events: NewEvent[]) {
-  return db.any(sql.type(Inserted)`
+  return db.any(sql.prepared('events.insert', Inserted)`
     insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
                         utm_source, utm_medium, utm_campaign, occurred_at, source)
     select ${workspaceId}, r.id, r.contact_id, r.type, r.metadata, r.session_id, r.page_url, r.referrer,

@@ -6,6 +6,7 @@
 // WAL flush, which capped ingest at one commit per flush (≈ 90/s). After-commit notifies are
 // coalesced (one in flight per pool, plus one more if asked meanwhile); the dispatcher's fallback
 // poll covers a process that dies between its commit and its NOTIFY.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabasePool } from 'slonik';
 import { afterCommit } from '../db/afterCommit.ts';
 import { newId } from '../db/ids.ts';
@@ -20,6 +21,11 @@ export async function emit(db: Db, event: OutgoingEvent): Promise<string> {
   return (await emitMany(db, [event]))[0];
 }
 
+type OutboxRow = { id: string; workspace_id: string; type: string; data: Record<string, unknown> };
+
+/** Emits on `tx` made inside `collectEmits(tx, …)`: held back and written in one statement. */
+const collecting = new AsyncLocalStorage<{ tx: Db; rows: OutboxRow[] }>();
+
 /** Records several events in one statement (batch ingest emits thousands). */
 export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
@@ -29,13 +35,32 @@ export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promis
     type: event.type,
     data: event.data,
   }));
+  const collector = collecting.getStore();
+  if (collector?.tx === db) collector.rows.push(...rows);
+  else await insertOutboxRows(db, rows);
+  afterCommit(notifyOutbox, 'end' in db ? db : null); // a pool has `end`; a transaction has not
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Runs `work`, then writes every event it emitted on `tx` in one statement, still inside the
+ * transaction. Ingest emits at five stages; each was a round-trip of its own. Ids are taken at
+ * emit time (monotonic), so the outbox order is the order of the emits.
+ */
+export async function collectEmits<T>(tx: Db, work: () => Promise<T>): Promise<T> {
+  const collector = { tx, rows: [] as OutboxRow[] };
+  const result = await collecting.run(collector, work);
+  await insertOutboxRows(tx, collector.rows);
+  return result;
+}
+
+async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await db.query(sql.typeAlias('void')`
     insert into outgoing_events (id, workspace_id, type, data)
     select id, workspace_id, type, data
     from jsonb_to_recordset(${sql.jsonb(rows)}) as r(id text, workspace_id text, type text, data jsonb)
   `);
-  afterCommit(notifyOutbox, 'end' in db ? db : null); // a pool has `end`; a transaction has not
-  return rows.map((row) => row.id);
 }
 
 const notifying = new WeakMap<DatabasePool, { again: boolean }>();

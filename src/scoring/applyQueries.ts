@@ -69,9 +69,18 @@ export async function insertScoreChanges(db: Db, workspaceId: string, changes: N
 
 export async function updateLeadScores(db: Db, workspaceId: string, scores: { id: string; score: number }[]) {
   if (scores.length === 0) return;
+  // unnest of arrays, not jsonb_to_recordset: the planner knows how many rows an array holds,
+  // while it guesses 100 for a JSON function and answered one contact's update with a hash join
+  // over a sequential scan of every contact in the workspace.
   await db.query(sql.typeAlias('void')`
     update contacts c set lead_score = r.score
-    from jsonb_to_recordset(${sql.jsonb(scores)}) as r(id text, score int)
+    from unnest(${sql.array(
+      scores.map((row) => row.id),
+      'text',
+    )}::text[], ${sql.array(
+      scores.map((row) => row.score),
+      'int4',
+    )}::int[]) as r(id, score)
     where c.workspace_id = ${workspaceId} and c.id = r.id
   `);
 }

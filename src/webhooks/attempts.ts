@@ -3,17 +3,18 @@
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
+import type { Tx } from '../db/pool.ts';
 import type { ClaimedAttempt } from './dispatchQueries.ts';
 import {
   annotateDeliveries,
-  deleteAttempts,
   disableFailingEndpoints,
-  insertOutboundDeliveries,
   type OutboundDeliveryRow,
   type RetryRow,
-  refreshMessageStatuses,
+  recordDeliveries,
+  refreshFailedMessages,
+  relaxCommit,
   scheduleRetries,
-  updateFailureStreaks,
+  startFailureStreaks,
 } from './outcomeQueries.ts';
 import { skipQueuedAttempts } from './deliveryQueries.ts';
 import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
@@ -102,62 +103,73 @@ function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): 
   return retries;
 }
 
-function endpointHealth(outcomes: readonly Outcome[]) {
+/** Endpoints that failed in this batch and never succeeded in it; those that answered 410. */
+function failingEndpoints(outcomes: readonly Outcome[]) {
   const sent = outcomes.filter((outcome) => outcome.attempt.active);
   const succeeded = new Set(sent.filter((o) => o.result.success).map((o) => o.attempt.endpoint_id));
-  const failed = new Set(
-    sent.filter((o) => !o.result.success && !succeeded.has(o.attempt.endpoint_id)).map((o) => o.attempt.endpoint_id),
-  );
-  const gone = new Set(sent.filter((o) => o.result.gone).map((o) => o.attempt.endpoint_id));
-  return { succeeded: [...succeeded], failed: [...failed], gone: [...gone] };
+  const failed = sent.filter((o) => !o.result.success && !succeeded.has(o.attempt.endpoint_id));
+  const gone = sent.filter((o) => o.result.gone);
+  return {
+    failed: [...new Set(failed.map((o) => o.attempt.endpoint_id))],
+    gone: [...new Set(gone.map((o) => o.attempt.endpoint_id))],
+  };
 }
 
 /** The last failed attempt of each endpoint in the batch: where a disable is explained. */
 function lastFailureByEndpoint(outcomes: readonly Outcome[]): Map<string, string> {
   const last = new Map<string, string>();
-  for (const { attempt, result } of outcomes) if (!result.success) last.set(attempt.endpoint_id, attempt.id);
+  for (const { attempt } of outcomes) last.set(attempt.endpoint_id, attempt.id);
   return last;
 }
 
-function messageResults(outcomes: readonly Outcome[]) {
-  const byMessage = new Map<string, { id: string; success: boolean; skipped: boolean }>();
-  for (const { attempt, result } of outcomes) {
-    const seen = byMessage.get(attempt.message_id) ?? { id: attempt.message_id, success: false, skipped: true };
-    seen.success ||= result.success;
+function failedMessages(failures: readonly Outcome[]) {
+  const byMessage = new Map<string, { id: string; skipped: boolean }>();
+  for (const { attempt } of failures) {
+    const seen = byMessage.get(attempt.message_id) ?? { id: attempt.message_id, skipped: true };
     seen.skipped &&= !attempt.active;
     byMessage.set(attempt.message_id, seen);
   }
   return [...byMessage.values()];
 }
 
+/** Streaks, disabling (410, or failing for days), skipping what a disable left queued, retries. */
+async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome[]) {
+  const failing = failingEndpoints(failures);
+  await startFailureStreaks(tx, failing.failed);
+  const disabled = await disableFailingEndpoints(tx, failing.gone, failing.failed, config.WEBHOOK_DISABLE_AFTER_DAYS);
+  const lastFailure = lastFailureByEndpoint(failures);
+  await annotateDeliveries(
+    tx,
+    disabled.map((row) => ({ id: lastFailure.get(row.id) ?? '', note: row.disabled_reason })),
+  );
+  await skipQueuedAttempts(
+    tx,
+    disabled.map((row) => row.id),
+  );
+  const retries = retriesFor(failures, config.WEBHOOK_RETRY_SCHEDULE);
+  await scheduleRetries(tx, retries);
+  await refreshFailedMessages(tx, failedMessages(failures));
+  return retries.length > 0 ? Math.min(...retries.map((retry) => retry.delay_ms)) : null;
+}
+
 /**
- * Records a batch of outcomes in one transaction: delivery records, removal of the attempts,
- * failure streaks, disabling (410, or failing for days), skipping what a disable left queued,
- * next retries, message statuses. Outcomes whose lease another worker took over are dropped:
- * that worker records its own attempt.
+ * Records a batch of outcomes in one transaction. Successes take one statement; failures then
+ * update streaks, disable endpoints, skip and schedule. Outcomes whose lease another worker took
+ * over are dropped: that worker records its own attempt. Returns the milliseconds until the
+ * earliest retry it scheduled, if any.
  */
-export async function recordOutcomes(db: DatabasePool, config: Config, outcomes: readonly Outcome[]) {
-  if (outcomes.length === 0) return;
-  await db.transaction(async (tx) => {
-    const kept = await deleteAttempts(
-      tx,
-      outcomes.map((outcome) => outcome.attempt.id),
-    );
-    const mine = outcomes.filter((outcome) => kept.has(outcome.attempt.id));
-    await insertOutboundDeliveries(tx, mine.map(deliveryRow));
-    const health = endpointHealth(mine);
-    await updateFailureStreaks(tx, health.succeeded, health.failed);
-    const disabled = await disableFailingEndpoints(tx, health.gone, health.failed, config.WEBHOOK_DISABLE_AFTER_DAYS);
-    const lastFailure = lastFailureByEndpoint(mine);
-    await annotateDeliveries(
-      tx,
-      disabled.map((row) => ({ id: lastFailure.get(row.id) ?? '', note: row.disabled_reason })),
-    );
-    await skipQueuedAttempts(
-      tx,
-      disabled.map((row) => row.id),
-    );
-    await scheduleRetries(tx, retriesFor(mine, config.WEBHOOK_RETRY_SCHEDULE));
-    await refreshMessageStatuses(tx, messageResults(mine));
+export async function recordOutcomes(
+  db: DatabasePool,
+  config: Config,
+  outcomes: readonly Outcome[],
+): Promise<number | null> {
+  if (outcomes.length === 0) return null;
+  return db.transaction(async (tx) => {
+    // No wait for the WAL flush: if PostgreSQL itself crashed before it, the attempt rows come
+    // back with the records and are sent again (at-least-once holds), and no commit waits on disk.
+    await relaxCommit(tx);
+    const recorded = await recordDeliveries(tx, outcomes.map(deliveryRow));
+    const failures = outcomes.filter((outcome) => !outcome.result.success && recorded.has(outcome.attempt.id));
+    return failures.length > 0 ? recordFailures(tx, config, failures) : null;
   });
 }

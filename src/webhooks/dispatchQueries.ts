@@ -23,12 +23,25 @@ export async function claimOutgoingEvents(tx: Tx, limit: number) {
   `);
 }
 
-const TargetRow = z.object({ id: z.string(), workspace_id: z.string(), events: z.array(z.string()) });
+const TargetRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  events: z.array(z.string()),
+  url: z.string(),
+  secrets: z.array(z.string()),
+});
+export type TargetRow = z.infer<typeof TargetRow>;
+
+/** Every secret that signs now: the current one, and the previous one during its grace period. */
+const liveSecrets = sql.fragment`
+  array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end], null)
+`;
 
 export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly string[]) {
   return tx.any(sql.type(TargetRow)`
-    select id, workspace_id, events from webhook_endpoints
-    where workspace_id = any(${sql.array(workspaceIds as string[], 'text')}) and active and direction = 'OUTBOUND'
+    select e.id, e.workspace_id, e.events, e.url, ${liveSecrets} as secrets from webhook_endpoints e
+    where e.workspace_id = any(${sql.array(workspaceIds as string[], 'text')})
+      and e.active and e.direction = 'OUTBOUND'
   `);
 }
 
@@ -40,25 +53,31 @@ export type NewMessage = {
   outgoing_event_id: string;
   event: string;
   body: string;
+  /** > 0: the first attempt is leased to the caller for this long, which sends it at once. */
+  lease_ms: number;
 };
 
-/** Each message with its first attempt, due now. A message that exists already is left alone. */
-export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly NewMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  await tx.query(sql.typeAlias('void')`
+/** Each message with its first attempt (due now, or leased); returns the messages inserted. */
+export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly NewMessage[]) {
+  if (messages.length === 0) return new Set<string>();
+  const inserted = await tx.anyFirst(sql.type(z.object({ message_id: z.string() }))`
     with input as (
-      select * from jsonb_to_recordset(${sql.jsonb(messages)}) as r(
-        id text, attempt_id text, workspace_id text, endpoint_id text, outgoing_event_id text, event text, body text)
+      select * from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, attempt_id text, workspace_id text,
+        endpoint_id text, outgoing_event_id text, event text, body text, lease_ms int)
     ), inserted as (
       insert into webhook_messages (workspace_id, id, endpoint_id, outgoing_event_id, event, body, last_attempt)
       select workspace_id, id, endpoint_id, outgoing_event_id, event, body, 1 from input
       on conflict (endpoint_id, outgoing_event_id) do nothing
       returning id
     )
-    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index)
-    select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0
+    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
+      due_at, claims)
+    select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0,
+           now() + i.lease_ms * interval '1 millisecond', case when i.lease_ms > 0 then 1 else 0 end
     from input i join inserted using (id)
+    returning message_id
   `);
+  return new Set(inserted);
 }
 
 export async function markFannedOut(tx: Tx, eventIds: readonly string[]): Promise<void> {
@@ -107,9 +126,7 @@ export async function claimAttempts(
       returning a.*
     )
     select c.id, c.workspace_id, c.message_id, c.endpoint_id, c.attempt, c.trigger, c.schedule_index,
-      m.event, m.body, e.url, e.active,
-      array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end],
-                   null) as secrets
+      m.event, m.body, e.url, e.active, ${liveSecrets} as secrets
     from claimed c
     join webhook_messages m on m.id = c.message_id
     join webhook_endpoints e on e.id = c.endpoint_id

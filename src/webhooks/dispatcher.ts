@@ -17,11 +17,11 @@ import { fanOutBatch } from './fanOut.ts';
 import { listen } from './listener.ts';
 import { createDeliveryHttp } from './ssrf.ts';
 
-const FAN_OUT_BATCH = 500;
-export const T = { flush: 0, flushes: 0, flushed: 0, fan: 0, fans: 0, claim: 0, claims: 0, claimed: 0 };
-setInterval(() => { if (T.claims) console.error(JSON.stringify(T)); }, 2000).unref();
+const FAN_OUT_BATCH = 200;
 const FLUSH_BATCH = 500;
-const FLUSH_DELAY_MS = 5;
+// Recording later only delays bookkeeping (the receiver already has the request); bigger batches
+// mean fewer commits.
+const FLUSH_DELAY_MS = 20;
 const IDLE_POLL_MS = 5000;
 
 /** Long enough for a send and its recording; a crashed worker's attempts wait this long. */
@@ -66,7 +66,11 @@ export async function startDispatcher(context: AppContext) {
   const queue: ClaimedAttempt[] = [];
   const inFlight = new Set<Promise<void>>();
   const outcomes: Outcome[] = [];
+  // What may have work: events to fan out (NOTIFY from `emit`), attempts due (NOTIFY from a
+  // retry or replay, a due time reached, a full claim). Completions alone create neither, so the
+  // pumps they trigger cost no query unless one of these is set.
   let outboxDirty = true;
+  let attemptsDirty = true;
   let stopping = false;
   let wakeTimer: NodeJS.Timeout | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
@@ -79,7 +83,7 @@ export async function startDispatcher(context: AppContext) {
     wakeAt = at;
     wakeTimer = setTimeout(() => {
       wakeAt = Number.POSITIVE_INFINITY;
-      outboxDirty = true; // the fallback poll also catches a NOTIFY lost while reconnecting
+      outboxDirty = attemptsDirty = true; // the poll also catches a NOTIFY lost while reconnecting
       void pump();
     }, ms);
   };
@@ -90,9 +94,8 @@ export async function startDispatcher(context: AppContext) {
     while (outcomes.length > 0) {
       const batch = outcomes.splice(0, FLUSH_BATCH);
       try {
-        const t0 = performance.now();
-        await recordOutcomes(db, config, batch);
-        T.flush += performance.now() - t0; T.flushes++; T.flushed += batch.length;
+        const retryInMs = await recordOutcomes(db, config, batch);
+        if (retryInMs !== null) wakeIn(retryInMs);
       } catch (error) {
         // Unrecorded attempts keep their rows: once the lease runs out they are sent again.
         log.error({ err: error, attempts: batch.length }, 'recording webhook outcomes failed');
@@ -101,7 +104,6 @@ export async function startDispatcher(context: AppContext) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
-    void pump(); // room has opened, and retries may be due at once
   });
 
   const recorded = (outcome: Outcome) => {
@@ -125,27 +127,32 @@ export async function startDispatcher(context: AppContext) {
     }
   };
 
+  /** One round: fan out what there is room to send, then claim due attempts. True: go again. */
   const step = async (): Promise<boolean> => {
+    let room = 2 * concurrency - inFlight.size - queue.length;
+    if (room <= 0) return false; // completions pump again once the queue runs low
     let more = false;
     if (outboxDirty) {
       outboxDirty = false;
-      const t0 = performance.now();
-      const fanned = await fanOutBatch(db, FAN_OUT_BATCH);
-      T.fan += performance.now() - t0; T.fans++;
-      if (fanned === FAN_OUT_BATCH) outboxDirty = more = true;
-    }
-    const room = 2 * concurrency - inFlight.size - queue.length;
-    if (room > 0) {
-      const t0 = performance.now();
-      const claimed = await claimAttempts(db, { limit: room }, lease);
-      T.claim += performance.now() - t0; T.claims++; T.claimed += claimed.length;
-      queue.push(...claimed);
+      const limit = Math.min(room, FAN_OUT_BATCH);
+      const fanned = await fanOutBatch(db, limit, { count: room, ms: lease });
+      queue.push(...fanned.leased);
       fill();
-      if (claimed.length === 0 && !more) {
-        const due = await nextDueAt(db);
-        wakeIn(Math.min(IDLE_POLL_MS, due ? Date.parse(due) - Date.now() : IDLE_POLL_MS));
-      }
+      room -= fanned.leased.length;
+      if (fanned.events === limit) outboxDirty = more = true;
+      if (fanned.queued > 0) attemptsDirty = true;
     }
+    if (room <= 0 || !attemptsDirty) return more;
+    attemptsDirty = false;
+    const claimed = await claimAttempts(db, { limit: room }, lease);
+    queue.push(...claimed);
+    fill();
+    if (claimed.length === room) {
+      attemptsDirty = true;
+      return true;
+    }
+    const due = await nextDueAt(db);
+    wakeIn(Math.min(IDLE_POLL_MS, due ? Date.parse(due) - Date.now() : IDLE_POLL_MS));
     return more;
   };
 
@@ -154,6 +161,7 @@ export async function startDispatcher(context: AppContext) {
       while (!stopping && (await step())) {}
     } catch (error) {
       log.error({ err: error }, 'webhook dispatcher step failed; retrying shortly');
+      outboxDirty = attemptsDirty = true;
       wakeIn(1000);
     }
   });
@@ -164,10 +172,11 @@ export async function startDispatcher(context: AppContext) {
     log,
     onNotify: (channel) => {
       if (channel === OUTBOX_CHANNEL) outboxDirty = true;
+      else attemptsDirty = true;
       void pump();
     },
     onConnect: () => {
-      outboxDirty = true;
+      outboxDirty = attemptsDirty = true;
       void pump();
     },
   });

@@ -4,33 +4,35 @@
 import type { DatabasePool } from 'slonik';
 import { newId } from '../db/ids.ts';
 import {
+  type ClaimedAttempt,
   claimOutgoingEvents,
   findActiveOutboundEndpoints,
   insertMessagesWithFirstAttempts,
   markFannedOut,
   type NewMessage,
   type OutgoingEventRow,
+  type TargetRow,
 } from './dispatchQueries.ts';
 
 export function messageBody(event: string, timestamp: string, data: unknown): string {
   return JSON.stringify({ event, timestamp, data });
 }
 
-type Target = { id: string; workspace_id: string; events: readonly string[] };
-
-function subscribed(endpoint: Target, type: string): boolean {
+function subscribed(endpoint: TargetRow, type: string): boolean {
   return endpoint.events.length === 0 || endpoint.events.includes(type);
 }
 
-function messagesFor(events: readonly OutgoingEventRow[], endpoints: readonly Target[]): NewMessage[] {
+type Planned = { message: NewMessage; endpoint: TargetRow };
+
+function plan(events: readonly OutgoingEventRow[], endpoints: readonly TargetRow[], lease: Lease): Planned[] {
   const byWorkspace = Map.groupBy(endpoints, (endpoint) => endpoint.workspace_id);
-  const messages: NewMessage[] = [];
+  const planned: Planned[] = [];
   for (const event of events) {
     const targets = (byWorkspace.get(event.workspace_id) ?? []).filter((endpoint) => subscribed(endpoint, event.type));
     if (targets.length === 0) continue;
     const body = messageBody(event.type, event.occurred_at, event.data);
     for (const endpoint of targets) {
-      messages.push({
+      const message = {
         id: newId('webhookMessage'),
         attempt_id: newId('delivery'),
         workspace_id: event.workspace_id,
@@ -38,24 +40,54 @@ function messagesFor(events: readonly OutgoingEventRow[], endpoints: readonly Ta
         outgoing_event_id: event.id,
         event: event.type,
         body,
-      });
+        lease_ms: planned.length < lease.count ? lease.ms : 0,
+      };
+      planned.push({ message, endpoint });
     }
   }
-  return messages;
+  return planned;
 }
 
-/** Fans out up to `limit` pending events in one transaction; returns how many it took. */
-export async function fanOutBatch(db: DatabasePool, limit: number): Promise<number> {
+function asClaimed({ message, endpoint }: Planned): ClaimedAttempt {
+  return {
+    id: message.attempt_id,
+    workspace_id: message.workspace_id,
+    message_id: message.id,
+    endpoint_id: message.endpoint_id,
+    attempt: 1,
+    trigger: 'scheduled',
+    schedule_index: 0,
+    event: message.event,
+    body: message.body,
+    url: endpoint.url,
+    active: true,
+    secrets: endpoint.secrets,
+  };
+}
+
+/** How many first attempts the caller can send at once, and for how long it leases them. */
+export type Lease = { count: number; ms: number };
+
+/**
+ * Fans out up to `limit` pending events in one transaction. The first `lease.count` first attempts
+ * come back leased to the caller, which sends them without claiming them again; the rest are due
+ * now for any worker. Returns how many events it took, the leased attempts and how many it queued.
+ */
+export async function fanOutBatch(db: DatabasePool, limit: number, lease: Lease) {
   return db.transaction(async (tx) => {
     const events = await claimOutgoingEvents(tx, limit);
-    if (events.length === 0) return 0;
+    if (events.length === 0) return { events: 0, leased: [] as ClaimedAttempt[], queued: 0 };
     const workspaceIds = [...new Set(events.map((event) => event.workspace_id))];
-    const endpoints = await findActiveOutboundEndpoints(tx, workspaceIds);
-    await insertMessagesWithFirstAttempts(tx, messagesFor(events, endpoints));
+    const planned = plan(events, await findActiveOutboundEndpoints(tx, workspaceIds), lease);
+    const inserted = await insertMessagesWithFirstAttempts(
+      tx,
+      planned.map((entry) => entry.message),
+    );
     await markFannedOut(
       tx,
       events.map((event) => event.id),
     );
-    return events.length;
+    const leased = planned.filter((entry) => entry.message.lease_ms > 0 && inserted.has(entry.message.id));
+    return { events: events.length, leased: leased.map(asClaimed), queued: inserted.size - leased.length };
   });
 }

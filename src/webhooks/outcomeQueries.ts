@@ -5,12 +5,8 @@ import { sql, type Tx } from '../db/pool.ts';
 
 const textArray = (values: readonly string[]) => sql.array(values as string[], 'text');
 
-/** Removes finished attempts; returns those that were still ours (a lease may have run out). */
-export async function deleteAttempts(tx: Tx, attemptIds: readonly string[]): Promise<Set<string>> {
-  const rows = await tx.anyFirst(sql.typeAlias('id')`
-    delete from webhook_attempts where id = any(${textArray(attemptIds)}) returning id
-  `);
-  return new Set(rows);
+export async function relaxCommit(tx: Tx): Promise<void> {
+  await tx.query(sql.unsafe`set local synchronous_commit = off`);
 }
 
 export type OutboundDeliveryRow = {
@@ -30,37 +26,46 @@ export type OutboundDeliveryRow = {
   created_at: string;
 };
 
-export async function insertOutboundDeliveries(tx: Tx, rows: readonly OutboundDeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(sql.typeAlias('void')`
-    insert into webhook_deliveries (workspace_id, id, endpoint_id, message_id, direction, event, attempt, trigger,
-      url, response_status, response_body, duration_ms, error, success, created_at)
-    select workspace_id, id, endpoint_id, message_id, 'OUTBOUND', event, attempt, trigger, url, response_status,
-           response_body, duration_ms, error, success, created_at
-    from jsonb_to_recordset(${sql.jsonb(rows)}) as r(workspace_id text, id text, endpoint_id text,
-      message_id text, event text, attempt int, trigger text, url text, response_status int,
-      response_body text, duration_ms int, error text, success boolean, created_at timestamptz)
+/**
+ * The whole of a successful attempt's bookkeeping in one statement: remove the attempt, write its
+ * delivery record, mark the message succeeded, end the endpoint's failure streak. Attempts whose
+ * row is gone (a lease that ran out and was taken over) are not recorded; returns those that were.
+ */
+export async function recordDeliveries(tx: Tx, rows: readonly OutboundDeliveryRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const recorded = await tx.anyFirst(sql.typeAlias('id')`
+    with input as (
+      select * from jsonb_to_recordset(${sql.jsonb(rows)}) as r(workspace_id text, id text, endpoint_id text,
+        message_id text, event text, attempt int, trigger text, url text, response_status int,
+        response_body text, duration_ms int, error text, success boolean, created_at timestamptz)
+    ), removed as (
+      delete from webhook_attempts a using input i where a.id = i.id returning a.id
+    ), recorded as (
+      insert into webhook_deliveries (workspace_id, id, endpoint_id, message_id, direction, event, attempt,
+        trigger, url, response_status, response_body, duration_ms, error, success, created_at)
+      select workspace_id, id, endpoint_id, message_id, 'OUTBOUND', event, attempt, trigger, url, response_status,
+             response_body, duration_ms, error, success, created_at
+      from input join removed using (id)
+      returning id, message_id, endpoint_id, success
+    ), succeeded as (
+      update webhook_messages m set status = 'succeeded'
+      from recorded r where m.id = r.message_id and r.success and m.status <> 'succeeded'
+    ), healthy as (
+      update webhook_endpoints e set failing_since = null
+      where e.id in (select endpoint_id from recorded where success) and e.failing_since is not null
+    )
+    select id from recorded
   `);
+  return new Set(recorded);
 }
 
-/** A success ends an endpoint's failure streak; a failure starts one if none is running. */
-export async function updateFailureStreaks(
-  tx: Tx,
-  succeeded: readonly string[],
-  failed: readonly string[],
-): Promise<void> {
-  if (succeeded.length > 0) {
-    await tx.query(sql.typeAlias('void')`
-      update webhook_endpoints set failing_since = null
-      where id = any(${textArray(succeeded)}) and failing_since is not null
-    `);
-  }
-  if (failed.length > 0) {
-    await tx.query(sql.typeAlias('void')`
-      update webhook_endpoints set failing_since = now()
-      where id = any(${textArray(failed)}) and failing_since is null
-    `);
-  }
+/** A failure starts an endpoint's failure streak if none is running. */
+export async function startFailureStreaks(tx: Tx, endpointIds: readonly string[]): Promise<void> {
+  if (endpointIds.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    update webhook_endpoints set failing_since = now()
+    where id = any(${textArray(endpointIds)}) and failing_since is null
+  `);
 }
 
 const DisabledRow = z.object({ id: z.string(), disabled_reason: z.string() });
@@ -125,22 +130,23 @@ export async function scheduleRetries(tx: Tx, retries: readonly RetryRow[]): Pro
 }
 
 /**
- * A message that ever succeeded stays succeeded; one with an attempt still queued is pending;
- * one whose endpoint was disabled before it could be sent is skipped; otherwise it failed.
+ * After failed attempts: a message that ever succeeded stays succeeded; one with an attempt still
+ * queued is pending; one whose endpoint was disabled before it could be sent is skipped; otherwise
+ * it failed.
  */
-export async function refreshMessageStatuses(
+export async function refreshFailedMessages(
   tx: Tx,
-  messages: readonly { id: string; success: boolean; skipped: boolean }[],
+  messages: readonly { id: string; skipped: boolean }[],
 ): Promise<void> {
   if (messages.length === 0) return;
   await tx.query(sql.typeAlias('void')`
     update webhook_messages m set status = case
-      when r.success or m.status = 'succeeded' then 'succeeded'
+      when m.status = 'succeeded' then 'succeeded'
       when exists (select 1 from webhook_attempts a where a.message_id = m.id) then 'pending'
       when r.skipped then 'skipped'
       else 'failed'
     end
-    from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, success boolean, skipped boolean)
+    from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, skipped boolean)
     where m.id = r.id
   `);
 }

@@ -3,7 +3,7 @@
 // - Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the
 //   base64-decoded part of `whsec_…`, several space-separated during a rotation.
 // Every comparison is constant-time.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 /** Standard Webhooks receivers refuse timestamps further than this from their clock. */
@@ -13,16 +13,37 @@ export function generateSecret(): string {
   return PREFIX + randomBytes(32).toString('base64');
 }
 
-function secretKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+// Building a key from a string on every HMAC showed in profiles; a few hundred endpoints' keys
+// are cheap to keep. Cleared wholesale when it grows, so rotated secrets do not pile up.
+const keyCache = new Map<string, KeyObject>();
+
+function cachedKey(cacheKey: string, material: () => Buffer): KeyObject {
+  let key = keyCache.get(cacheKey);
+  if (!key) {
+    if (keyCache.size >= 1000) keyCache.clear();
+    key = createSecretKey(material());
+    keyCache.set(cacheKey, key);
+  }
+  return key;
+}
+
+/** The hex scheme keys with the secret string as it is. */
+function hexKey(secret: string): KeyObject {
+  return cachedKey(`hex:${secret}`, () => Buffer.from(secret, 'utf8'));
+}
+
+/** Standard Webhooks keys with the base64-decoded part after `whsec_`. */
+function standardKey(secret: string): KeyObject {
+  const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+  return cachedKey(`std:${secret}`, () => Buffer.from(encoded, 'base64'));
 }
 
 export function hexSignature(secret: string, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(body).digest('hex');
+  return createHmac('sha256', hexKey(secret)).update(body).digest('hex');
 }
 
 export function standardSignature(secret: string, id: string, timestamp: number, body: string | Buffer): string {
-  const hmac = createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.`).update(body);
+  const hmac = createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(body);
   return `v1,${hmac.digest('base64')}`;
 }
 

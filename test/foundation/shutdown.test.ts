@@ -12,7 +12,8 @@ import { server } from '../support/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+type Started = { child: ChildProcess; output: () => string; exited: Promise<Exit> };
 
 /** Starts a bin/ entry point and resolves once its log says `ready`. */
 function start(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
@@ -21,13 +22,16 @@ function start(entry: string, env: Record<string, string>, ready: RegExp): Promi
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: server().databaseUrl,
+      DATA_DIR: server().dataDir, // the generated session secret goes there, not into the checkout
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       ...env,
     },
   });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk;
@@ -35,7 +39,7 @@ function start(entry: string, env: Record<string, string>, ready: RegExp): Promi
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    exited.then((code) => reject(new Error(`${entry} exited (${code}) before it was ready:\n${output}`)));
+    exited.then((exit) => reject(new Error(`${entry} exited (${JSON.stringify(exit)}) early:\n${output}`)));
   });
 }
 
@@ -91,7 +95,8 @@ describe('graceful shutdown', function () {
     const response = await within(answered, 10_000, 'the in-flight request');
     expect(response).to.match(/^HTTP\/1.1 201 Created\r\n/);
     expect(response).to.match(/\r\nConnection: close\r\n/i);
-    expect(await within(web.exited, 30_000, 'exit after SIGTERM')).to.equal(0);
+    const exit = await within(web.exited, 30_000, 'exit after SIGTERM');
+    expect(exit, web.output()).to.deep.equal({ code: 0, signal: null });
     expect(web.output()).to.contain('shutting down').and.contain('"msg":"stopped"');
   });
 
@@ -99,7 +104,8 @@ describe('graceful shutdown', function () {
     const worker = await start('bin/worker.ts', {}, /worker started/);
     const started = Date.now();
     worker.child.kill('SIGTERM');
-    expect(await within(worker.exited, 30_000, 'exit after SIGTERM')).to.equal(0);
+    const exit = await within(worker.exited, 30_000, 'exit after SIGTERM');
+    expect(exit, worker.output()).to.deep.equal({ code: 0, signal: null });
     expect(Date.now() - started).to.be.below(30_000);
     expect(worker.output()).to.contain('"msg":"stopped"');
   });
