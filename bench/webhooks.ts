@@ -46,7 +46,9 @@ function runReceiver() {
     ns = [];
     times = [];
   });
-  server.listen(0, '127.0.0.1', () => parentPort?.postMessage({ port: (server.address() as AddressInfo).port }));
+  server.listen(0, '127.0.0.1', () =>
+    parentPort?.postMessage({ port: (server.address() as AddressInfo).port }),
+  );
 }
 
 // ---- main thread ----
@@ -58,7 +60,11 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-function startReceiver(): Promise<{ worker: Worker; port: number; collect: (count: number) => Promise<Receipts> }> {
+function startReceiver(): Promise<{
+  worker: Worker;
+  port: number;
+  collect: (count: number) => Promise<Receipts>;
+}> {
   const worker = new Worker(new URL(import.meta.url));
   return new Promise((resolve) => {
     worker.once('message', ({ port }: { port: number }) => {
@@ -98,11 +104,21 @@ async function main() {
   const workspaceId = `ws_bench_${Date.now()}`;
   await context.db.query(sql.unsafe`insert into workspaces (id, name) values (${workspaceId}, 'Bench')`);
   for (const name of ['first', 'second'])
-    await createEndpoint(context.db, context.config, workspaceId, { name, url, direction: 'OUTBOUND', active: true, signed: true });
+    await createEndpoint(context.db, context.config, workspaceId, {
+      name,
+      url,
+      direction: 'OUTBOUND',
+      active: true,
+      signed: true,
+    });
   const dispatcher = await startDispatcher(context);
   const concurrency = context.config.WEBHOOK_CONCURRENCY;
 
-  const event = (n: number) => ({ workspaceId, type: 'contact.created' as const, data: { contactId: `ct_${n}`, n } });
+  const event = (n: number) => ({
+    workspaceId,
+    type: 'contact.created' as const,
+    data: { contactId: `ct_${n}`, n },
+  });
   const settled = async () => {
     // The next run starts once the previous one's bookkeeping is done, so they do not overlap.
     while ((await context.db.oneFirst(sql.unsafe`select count(*)::int from webhook_attempts`)) !== 0)
@@ -112,17 +128,29 @@ async function main() {
   const burst = async (): Promise<Run> => {
     const done = receiver.collect(EVENTS * 2);
     const started = now();
-    await context.db.transaction((tx) => emitMany(tx, Array.from({ length: EVENTS }, (_, n) => event(n))));
+    await context.db.transaction((tx) =>
+      emitMany(
+        tx,
+        Array.from({ length: EVENTS }, (_, n) => event(n)),
+      ),
+    );
     const committed = now();
     const receipts = await done;
     await settled();
-    return { seconds: (Math.max(...receipts.times) - started) / 1000, latency: receipts.times.map((at) => at - committed) };
+    return {
+      seconds: (Math.max(...receipts.times) - started) / 1000,
+      latency: receipts.times.map((at) => at - committed),
+    };
   };
 
   const baseline = async (): Promise<Run> => {
     const done = receiver.collect(EVENTS * 2);
     const bodies = Array.from({ length: EVENTS * 2 }, (_, n) =>
-      JSON.stringify({ event: 'contact.created', timestamp: new Date().toISOString(), data: { contactId: `ct_${n}`, n } }),
+      JSON.stringify({
+        event: 'contact.created',
+        timestamp: new Date().toISOString(),
+        data: { contactId: `ct_${n}`, n },
+      }),
     );
     const latency: number[] = [];
     let next = 0;
@@ -130,7 +158,11 @@ async function main() {
       while (next < bodies.length) {
         const body = bodies[next++];
         const started = now();
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         await response.text();
         latency.push(now() - started);
       }
@@ -186,7 +218,8 @@ function report(concurrency: number, burst: Run, baseline: Run, paced: Run) {
   const deliveries = EVENTS * 2;
   const rate = (run: Run) => deliveries / run.seconds;
   const ms = (value: number) => `${value.toFixed(1)} ms`;
-  const spread = (run: Run) => `p50 ${ms(percentile(run.latency, 0.5))}  p99 ${ms(percentile(run.latency, 0.99))}`;
+  const spread = (run: Run) =>
+    `p50 ${ms(percentile(run.latency, 0.5))}  p99 ${ms(percentile(run.latency, 0.99))}`;
   const lines = [
     `webhooks: ${EVENTS} events × 2 endpoints = ${deliveries} deliveries, concurrency ${concurrency}, local receiver` +
       ` (best of ${ROUNDS})`,

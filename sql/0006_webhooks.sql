@@ -23,8 +23,10 @@ create index webhook_endpoints_workspace_idx on webhook_endpoints (workspace_id,
 create index webhook_endpoints_fanout_idx on webhook_endpoints (workspace_id)
   where active and direction = 'OUTBOUND';
 
+-- Messages, attempts and deliveries go with their endpoint (which goes with its workspace), so they
+-- carry workspace_id without a foreign key of their own: no lookup and lock per inserted row.
 create table webhook_messages (
-  workspace_id text not null references workspaces (id) on delete cascade,
+  workspace_id text not null,
   id text not null primary key, -- the Standard Webhooks `webhook-id`, stable across attempts
   endpoint_id text not null references webhook_endpoints (id) on delete cascade,
   outgoing_event_id text, -- null for pings
@@ -34,7 +36,7 @@ create table webhook_messages (
   last_attempt integer not null default 0, -- numbering of this message's attempts
   created_at timestamptz not null default now(),
   constraint webhook_messages_endpoint_event_key unique (endpoint_id, outgoing_event_id)
-);
+) with (fillfactor = 70); -- room on each page, so status updates are HOT and touch no index
 -- The unique key above also serves lookups and cascades by endpoint.
 create index webhook_messages_workspace_created_idx on webhook_messages (workspace_id, created_at);
 
@@ -42,10 +44,10 @@ create index webhook_messages_workspace_created_idx on webhook_messages (workspa
 -- forward by the lease, so a crashed worker's attempts fall due again by themselves. The row is
 -- deleted in the transaction that writes its delivery record: nothing claimed is ever lost.
 create table webhook_attempts (
-  workspace_id text not null references workspaces (id) on delete cascade,
+  workspace_id text not null,
   id text not null primary key, -- becomes the delivery record's id (X-Webhook-Delivery)
-  message_id text not null references webhook_messages (id) on delete cascade,
-  endpoint_id text not null references webhook_endpoints (id) on delete cascade,
+  message_id text not null references webhook_messages (id) on delete cascade, -- and so with the endpoint
+  endpoint_id text not null,
   attempt integer not null check (attempt > 0),
   trigger text not null check (trigger in ('scheduled', 'manual')),
   schedule_index integer, -- position in the retry schedule; null for manual attempts
@@ -54,11 +56,10 @@ create table webhook_attempts (
   created_at timestamptz not null default now()
 );
 create index webhook_attempts_due_idx on webhook_attempts (due_at);
-create index webhook_attempts_endpoint_idx on webhook_attempts (endpoint_id);
 create index webhook_attempts_message_idx on webhook_attempts (message_id);
 
 create table webhook_deliveries (
-  workspace_id text not null references workspaces (id) on delete cascade,
+  workspace_id text not null,
   id text not null primary key,
   endpoint_id text not null references webhook_endpoints (id) on delete cascade,
   -- No foreign key: messages go only with their endpoint, which takes its deliveries along; one

@@ -19,7 +19,7 @@ const columns = sql.fragment`id, workspace_id, name, prefix, last4, scopes, expi
 
 /** The key with this hash if it is neither revoked nor expired. */
 export async function findLiveApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | null> {
-  return db.maybeOne(sql.type(ApiKeyRow)`
+  return db.maybeOne(sql.prepared('api_keys.find_live_by_hash', ApiKeyRow)`
     select ${columns} from api_keys
     where key_hash = ${keyHash} and revoked_at is null and (expires_at is null or expires_at > now())
   `);

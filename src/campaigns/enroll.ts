@@ -77,7 +77,22 @@ export async function enrollForEvents(
     [...new Set(events.map((event) => event.type))],
     [...new Set(entered.map((change) => change.segmentId))],
   );
-  if (campaigns.length === 0) return;
+  await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
+}
+
+/**
+ * The same, with the active triggered campaigns already loaded (ingest reads them with its
+ * definitions); campaigns whose trigger matches neither an event nor an entry are passed over.
+ */
+export async function enrollWithCampaigns(
+  tx: Tx,
+  workspaceId: string,
+  campaigns: readonly TriggeredCampaignRow[],
+  events: TriggerEvent[],
+  changes: SegmentChange[],
+): Promise<void> {
+  const entered = changes.filter((change) => change.change === 'entered');
+  if (campaigns.length === 0 || (events.length === 0 && entered.length === 0)) return;
   const found = candidates(campaigns, events, entered);
   if (found.length === 0) return;
   const enrollments: NewEnrollment[] = (await allowedByReentry(tx, workspaceId, found)).map((candidate) => ({

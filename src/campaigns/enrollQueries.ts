@@ -1,7 +1,7 @@
 // SQL of enrollment at ingest: the active campaigns a request can trigger, what each contact has
 // already had of them, and the set-based insert of new enrollments.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, sql, VoidRow } from '../db/pool.ts';
 
 export const TriggeredCampaignRow = z.object({
   id: z.string(),
@@ -18,7 +18,7 @@ export async function findActiveTriggeredCampaigns(
   eventTypes: string[],
   segmentIds: string[],
 ) {
-  return db.any(sql.type(TriggeredCampaignRow)`
+  return db.any(sql.prepared('campaigns.active_triggered', TriggeredCampaignRow)`
     select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
     where workspace_id = ${workspaceId} and status = 'active'
       and (trigger_event_type = any(${sql.array(eventTypes, 'text')})
@@ -36,7 +36,7 @@ export async function findEnrollmentHistory(
   campaignIds: string[],
   contactIds: string[],
 ) {
-  return db.any(sql.type(HistoryRow)`
+  return db.any(sql.prepared('campaigns.enrollment_history', HistoryRow)`
     select campaign_id, contact_id, bool_or(status = 'active') as active from enrollments
     where workspace_id = ${workspaceId} and contact_id = any(${sql.array(contactIds, 'text')})
       and campaign_id = any(${sql.array(campaignIds, 'text')})
@@ -52,7 +52,7 @@ export type NewEnrollment = {
 };
 
 export async function insertEnrollments(db: Db, workspaceId: string, enrollments: NewEnrollment[]) {
-  await db.query(sql.typeAlias('void')`
+  await db.query(sql.prepared('campaigns.insert_enrollments', VoidRow)`
     insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
     select ${workspaceId}, r.id, r.campaign_id, r.contact_id, r.trigger_event_id
     from jsonb_to_recordset(${sql.jsonb(enrollments as never)})

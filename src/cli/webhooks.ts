@@ -70,7 +70,18 @@ async function listAction(raw: Record<string, unknown>) {
   print(!!options.json, page, () =>
     table(
       page.data.map((delivery) => ({ ...delivery, responseStatus: delivery.responseStatus ?? '-' })),
-      ['id', 'createdAt', 'direction', 'endpointId', 'event', 'attempt', 'trigger', 'responseStatus', 'success', 'error'],
+      [
+        'id',
+        'createdAt',
+        'direction',
+        'endpointId',
+        'event',
+        'attempt',
+        'trigger',
+        'responseStatus',
+        'success',
+        'error',
+      ],
     ),
   );
 }
@@ -87,7 +98,11 @@ async function replayAction(raw: Record<string, unknown>) {
       failedOnly: options.failedOnly,
     });
     if (options.dryRun) {
-      const result = { wouldReplay: plan.sendable.length, inactive: plan.inactive.length, messages: plan.sendable };
+      const result = {
+        wouldReplay: plan.sendable.length,
+        inactive: plan.inactive.length,
+        messages: plan.sendable,
+      };
       print(!!options.json, result, () =>
         [
           table(plan.sendable, ['id', 'created_at', 'endpoint_id', 'event', 'status']),

@@ -15,6 +15,11 @@ import {
 import { z } from 'zod';
 import { runCallbacksAfterCommit } from './afterCommit.ts';
 
+// Hot statements of fixed text (ingest's, the API-key lookup) go through `sql.prepared(name, …)`:
+// each connection parses them once and PostgreSQL settles on a cached plan, where an unnamed
+// statement was parsed and planned again on every call (most of a single ingest's database CPU).
+// Only fixed text may be named: a name is kept per connection for the connection's life.
+
 /** The row of a statement that returns none, for `sql.prepared` (typeAlias('void') elsewhere). */
 export const VoidRow = z.object({}).strict();
 
@@ -71,8 +76,9 @@ export async function createDatabasePool(connectionUri: string, options: PoolOpt
     connectionTimeout: 10_000,
     captureStackTrace: false,
     // slonik's default sends DISCARD ALL on every release: one more round-trip per query and per
-    // transaction. Nothing here leaves session state behind (no SET, LISTEN, PREPARE or temp
-    // tables go through this pool; timeouts are connection parameters), so there is nothing to reset.
+    // transaction, and it would drop the prepared statements below while pg still believes them
+    // parsed. Nothing else here leaves session state behind (no SET, LISTEN or temp tables go
+    // through this pool; timeouts are connection parameters), so there is nothing to reset.
     resetConnection: async () => {},
   });
   return runCallbacksAfterCommit(pool);

@@ -1,13 +1,15 @@
 // The side effects of ingest, in the spec's order, set-based over every contact of the request:
 // 1. segments that can depend on these event types (every segment for new contacts);
 // 2. campaigns whose trigger matches an event or a segment just entered;
-// 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved.
-// Each step runs once for the whole request, so a batch costs the same round-trips as one event.
-import { enrollForEvents } from '../campaigns/enroll.ts';
-import { contactsChanged } from '../contacts/effects.ts';
+// 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved, and
+//    campaigns triggered by the segments they entered there.
+// Each step runs once for the whole request, so a batch costs the same round-trips as one event;
+// the segments, campaigns and rules they use are read once, up front, in one statement.
+import { enrollWithCampaigns } from '../campaigns/enroll.ts';
 import type { Tx } from '../db/pool.ts';
 import { applyScoringRules, type ScoredEvent } from '../scoring/apply.ts';
-import { reevaluateSegmentsForContacts, type SegmentChange } from '../segments/evaluate.ts';
+import { reevaluateSegments, type SegmentChange } from '../segments/evaluate.ts';
+import { loadDefinitions } from './definitions.ts';
 
 export async function applySideEffects(
   tx: Tx,
@@ -16,25 +18,21 @@ export async function applySideEffects(
   createdIds: Set<string>,
 ): Promise<void> {
   if (events.length === 0) return;
-  const created = [...createdIds];
-  const existing = [...new Set(events.map((event) => event.contactId))].filter((id) => !createdIds.has(id));
   const eventTypes = [...new Set(events.map((event) => event.type))];
+  const definitions = await loadDefinitions(tx, workspaceId, eventTypes, createdIds.size > 0);
+  const { segments, campaigns } = definitions;
+  const byEventType = segments.filter((segment) =>
+    segment.depends_on_event_types.some((type) => eventTypes.includes(type)),
+  );
+  const existing = [...new Set(events.map((event) => event.contactId))].filter((id) => !createdIds.has(id));
   const changes: SegmentChange[] = [
-    ...(await segmentChanges(tx, workspaceId, created, { all: true })),
-    ...(await segmentChanges(tx, workspaceId, existing, { eventTypes })),
+    ...(await reevaluateSegments(tx, workspaceId, segments, [...createdIds])),
+    ...(await reevaluateSegments(tx, workspaceId, byEventType, existing)),
   ];
-  await enrollForEvents(tx, workspaceId, events, changes);
-  const scoreChanges = await applyScoringRules(tx, workspaceId, events);
-  const rescored = [...new Set(scoreChanges.map((change) => change.contactId))];
-  await contactsChanged(tx, workspaceId, rescored, { score: true });
-}
-
-async function segmentChanges(
-  tx: Tx,
-  workspaceId: string,
-  contactIds: string[],
-  scope: { all?: boolean; eventTypes?: string[] },
-): Promise<SegmentChange[]> {
-  if (contactIds.length === 0) return [];
-  return reevaluateSegmentsForContacts(tx, { workspaceId, contactIds, ...scope });
+  await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
+  const scoreChanges = await applyScoringRules(tx, workspaceId, definitions.scoring_rules, events);
+  const rescored = scoreChanges.map((change) => change.contactId);
+  const byScore = segments.filter((segment) => segment.depends_on_score);
+  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored);
+  await enrollWithCampaigns(tx, workspaceId, campaigns, [], entered);
 }

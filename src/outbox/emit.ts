@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabasePool } from 'slonik';
 import { afterCommit } from '../db/afterCommit.ts';
 import { newId } from '../db/ids.ts';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, sql, VoidRow } from '../db/pool.ts';
 import type { OutgoingEventType } from './eventTypes.ts';
 
 export const OUTBOX_CHANNEL = 'switchboard_outbox';
@@ -56,7 +56,7 @@ export async function collectEmits<T>(tx: Db, work: () => Promise<T>): Promise<T
 
 async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.query(sql.typeAlias('void')`
+  await db.query(sql.prepared('outbox.insert', VoidRow)`
     insert into outgoing_events (id, workspace_id, type, data)
     select id, workspace_id, type, data
     from jsonb_to_recordset(${sql.jsonb(rows)}) as r(id text, workspace_id text, type text, data jsonb)

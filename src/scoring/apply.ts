@@ -8,12 +8,10 @@ import { emitMany } from '../outbox/emit.ts';
 import { matchesMetadataConditions } from '../segments/rules.ts';
 import {
   type ActiveRuleRow,
-  findActiveRulesForTypes,
   findRuleHistory,
-  insertScoreChanges,
   lockContactScores,
   type NewScoreChange,
-  updateLeadScores,
+  writeScoreChanges,
 } from './applyQueries.ts';
 
 export type ScoredEvent = {
@@ -82,15 +80,14 @@ function decide(candidates: Candidate[], lastScored: Map<string, number>, scores
   return changes;
 }
 
+/** `rules`: the workspace's active rules for these events' types, in creation order. */
 export async function applyScoringRules(
   tx: Tx,
   workspaceId: string,
+  rules: readonly ActiveRuleRow[],
   events: ScoredEvent[],
 ): Promise<ScoreChange[]> {
   if (events.length === 0) return [];
-  const rules = await findActiveRulesForTypes(tx, workspaceId, [
-    ...new Set(events.map((event) => event.type)),
-  ]);
   const candidates = matchRules(rules, events);
   if (candidates.length === 0) return [];
   const contactIds = [...new Set(candidates.map((candidate) => candidate.event.contactId))];
@@ -136,11 +133,11 @@ export async function recordScoreChanges(
     previous_score: change.previousScore,
     score: change.score,
   }));
-  await insertScoreChanges(tx, workspaceId, rows);
   const final = new Map(changes.map((change) => [change.contactId, change.score]));
-  await updateLeadScores(
+  await writeScoreChanges(
     tx,
     workspaceId,
+    rows,
     [...final].map(([id, score]) => ({ id, score })),
   );
   await emitMany(

@@ -1,6 +1,6 @@
 // The SQL of applying scoring rules: one statement per step, whatever the number of events.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, sql, VoidRow } from '../db/pool.ts';
 import type { MetadataCondition } from '../segments/rules.ts';
 
 export const ActiveRuleRow = z.object({
@@ -13,14 +13,6 @@ export const ActiveRuleRow = z.object({
 });
 export type ActiveRuleRow = z.infer<typeof ActiveRuleRow>;
 
-export async function findActiveRulesForTypes(db: Db, workspaceId: string, eventTypes: string[]) {
-  return db.any(sql.type(ActiveRuleRow)`
-    select id, event_type, points, "where", repeatable, cooldown_seconds from scoring_rules
-    where workspace_id = ${workspaceId} and active and event_type = any(${sql.array(eventTypes, 'text')})
-    order by created_at, id
-  `);
-}
-
 const HistoryRow = z.object({ rule_id: z.string(), contact_id: z.string(), last_at: z.string() });
 
 /**
@@ -29,7 +21,7 @@ const HistoryRow = z.object({ rule_id: z.string(), contact_id: z.string(), last_
  */
 export async function findRuleHistory(db: Db, workspaceId: string, ruleIds: string[], contactIds: string[]) {
   if (ruleIds.length === 0) return [];
-  return db.any(sql.type(HistoryRow)`
+  return db.any(sql.prepared('scoring.rule_history', HistoryRow)`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
     from score_changes sc left join events e on e.id = sc.event_id
     where sc.workspace_id = ${workspaceId} and sc.reason = 'rule'
@@ -40,7 +32,10 @@ export async function findRuleHistory(db: Db, workspaceId: string, ruleIds: stri
 
 /** Current scores, row-locked in id order so concurrent scorers queue instead of losing points. */
 export async function lockContactScores(db: Db, workspaceId: string, contactIds: string[]) {
-  return db.any(sql.type(z.object({ id: z.string(), lead_score: z.number().int() }))`
+  return db.any(sql.prepared(
+    'scoring.lock_scores',
+    z.object({ id: z.string(), lead_score: z.number().int() }),
+  )`
     select id, lead_score from contacts
     where workspace_id = ${workspaceId} and id = any(${sql.array(contactIds, 'text')})
     order by id for update
@@ -57,22 +52,24 @@ export type NewScoreChange = {
   score: number;
 };
 
-export async function insertScoreChanges(db: Db, workspaceId: string, changes: NewScoreChange[]) {
+/** The history rows and the contacts' final scores, in one statement. */
+export async function writeScoreChanges(
+  db: Db,
+  workspaceId: string,
+  changes: NewScoreChange[],
+  scores: { id: string; score: number }[],
+) {
   if (changes.length === 0) return;
-  await db.query(sql.typeAlias('void')`
-    insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
-    select ${workspaceId}, id, contact_id, rule_id, event_id, reason, previous_score, score
-    from jsonb_to_recordset(${sql.jsonb(changes)})
-      as r(id text, contact_id text, rule_id text, event_id text, reason text, previous_score int, score int)
-  `);
-}
-
-export async function updateLeadScores(db: Db, workspaceId: string, scores: { id: string; score: number }[]) {
-  if (scores.length === 0) return;
-  // unnest of arrays, not jsonb_to_recordset: the planner knows how many rows an array holds,
-  // while it guesses 100 for a JSON function and answered one contact's update with a hash join
-  // over a sequential scan of every contact in the workspace.
-  await db.query(sql.typeAlias('void')`
+  // The scores come as arrays, not jsonb_to_recordset: the planner knows how many rows an array
+  // holds, while it guesses 100 for a JSON function and answered one contact's update with a hash
+  // join over a sequential scan of every contact in the workspace.
+  await db.query(sql.prepared('scoring.write_changes', VoidRow)`
+    with history as (
+      insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
+      select ${workspaceId}, id, contact_id, rule_id, event_id, reason, previous_score, score
+      from jsonb_to_recordset(${sql.jsonb(changes)})
+        as r(id text, contact_id text, rule_id text, event_id text, reason text, previous_score int, score int)
+    )
     update contacts c set lead_score = r.score
     from unnest(${sql.array(
       scores.map((row) => row.id),

@@ -87,17 +87,27 @@ export async function reevaluateSegmentsForContacts(
     all?: boolean;
   },
 ): Promise<SegmentChange[]> {
-  const contactIds = [...new Set(input.contactIds)];
-  if (contactIds.length === 0) return [];
+  if (input.contactIds.length === 0) return [];
   const segments = await findSegmentsDependingOn(tx, input.workspaceId, {
     eventTypes: input.eventTypes ?? [],
     fields: (input.fields ?? []) as DependencyField[],
     score: input.score ?? false,
     all: input.all ?? false,
   });
-  if (segments.length === 0) return [];
+  return reevaluateSegments(tx, input.workspaceId, segments, input.contactIds);
+}
+
+/** The same, for segments the caller has already chosen (ingest loads them with its definitions). */
+export async function reevaluateSegments(
+  tx: Tx,
+  workspaceId: string,
+  segments: readonly SegmentRules[],
+  ids: readonly string[],
+): Promise<SegmentChange[]> {
+  const contactIds = [...new Set(ids)];
+  if (contactIds.length === 0 || segments.length === 0) return [];
   const position = new Map(contactIds.map((id, index) => [id, index]));
-  const changes = (await diffForContacts(tx, input.workspaceId, segments, contactIds))
+  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds))
     .map(toChange)
     .sort(
       (a, b) =>
@@ -105,7 +115,7 @@ export async function reevaluateSegmentsForContacts(
         a.segmentId.localeCompare(b.segmentId) ||
         a.change.localeCompare(b.change),
     );
-  await emitChanges(tx, input.workspaceId, changes);
+  await emitChanges(tx, workspaceId, changes);
   return changes;
 }
 

@@ -113,7 +113,7 @@ export async function findSegmentsDependingOn(
   workspaceId: string,
   on: { eventTypes: string[]; fields: DependencyField[] | string[]; score: boolean; all: boolean },
 ) {
-  return db.any(sql.type(RulesRow)`
+  return db.any(sql.prepared('segments.depending_on', RulesRow)`
     select id, rules from segments
     where workspace_id = ${workspaceId}
       and (${on.all} or depends_on_event_types && ${sql.array(on.eventTypes, 'text')}

@@ -4,6 +4,7 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
+import { skipQueuedAttempts } from './deliveryQueries.ts';
 import type { ClaimedAttempt } from './dispatchQueries.ts';
 import {
   annotateDeliveries,
@@ -16,7 +17,6 @@ import {
   scheduleRetries,
   startFailureStreaks,
 } from './outcomeQueries.ts';
-import { skipQueuedAttempts } from './deliveryQueries.ts';
 import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
 import type { DeliveryHttp } from './ssrf.ts';
 
@@ -98,7 +98,12 @@ function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): 
     const nextIndex = (attempt.schedule_index ?? 0) + 1;
     const delay = nextRetryDelayMs(schedule, nextIndex, result.retryAfterSeconds);
     if (delay !== null)
-      retries.push({ id: newId('delivery'), message_id: attempt.message_id, schedule_index: nextIndex, delay_ms: delay });
+      retries.push({
+        id: newId('delivery'),
+        message_id: attempt.message_id,
+        schedule_index: nextIndex,
+        delay_ms: delay,
+      });
   }
   return retries;
 }
@@ -136,7 +141,12 @@ function failedMessages(failures: readonly Outcome[]) {
 async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome[]) {
   const failing = failingEndpoints(failures);
   await startFailureStreaks(tx, failing.failed);
-  const disabled = await disableFailingEndpoints(tx, failing.gone, failing.failed, config.WEBHOOK_DISABLE_AFTER_DAYS);
+  const disabled = await disableFailingEndpoints(
+    tx,
+    failing.gone,
+    failing.failed,
+    config.WEBHOOK_DISABLE_AFTER_DAYS,
+  );
   const lastFailure = lastFailureByEndpoint(failures);
   await annotateDeliveries(
     tx,
@@ -169,7 +179,9 @@ export async function recordOutcomes(
     // back with the records and are sent again (at-least-once holds), and no commit waits on disk.
     await relaxCommit(tx);
     const recorded = await recordDeliveries(tx, outcomes.map(deliveryRow));
-    const failures = outcomes.filter((outcome) => !outcome.result.success && recorded.has(outcome.attempt.id));
+    const failures = outcomes.filter(
+      (outcome) => !outcome.result.success && recorded.has(outcome.attempt.id),
+    );
     return failures.length > 0 ? recordFailures(tx, config, failures) : null;
   });
 }

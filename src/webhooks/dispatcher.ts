@@ -2,7 +2,7 @@
 // rather than a pg-boss job per delivery: see README "Webhooks". In short:
 // - NOTIFY on 'switchboard_outbox' (sent at commit by `emit`) wakes it within milliseconds;
 // - it fans events out in batches, claims due attempts in batches under a lease, keeps a local
-//   queue of up to 2 × concurrency and sends with bounded concurrency;
+//   queue of up to 4 × concurrency and sends with bounded concurrency;
 // - outcomes are recorded in batched transactions; an attempt row disappears only with its
 //   delivery record, so a killed worker's leased attempts simply fall due again (at-least-once);
 // - when idle it sleeps until the next attempt is due (index on due_at), polling as a fallback.
@@ -18,6 +18,9 @@ import { listen } from './listener.ts';
 import { createDeliveryHttp } from './ssrf.ts';
 
 const FAN_OUT_BATCH = 200;
+// Attempts held locally (sending or about to), as a multiple of the concurrency: deep enough that
+// sends never wait for the next fan-out, shallow enough that a lease outlasts the wait.
+const QUEUE_DEPTH = 4;
 const FLUSH_BATCH = 500;
 // Recording later only delays bookkeeping (the receiver already has the request); bigger batches
 // mean fewer commits.
@@ -62,7 +65,10 @@ export async function startDispatcher(context: AppContext) {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   });
-  const deps = { http, send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(context.version) } };
+  const deps = {
+    http,
+    send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(context.version) },
+  };
   const queue: ClaimedAttempt[] = [];
   const inFlight = new Set<Promise<void>>();
   const outcomes: Outcome[] = [];
@@ -71,6 +77,7 @@ export async function startDispatcher(context: AppContext) {
   // pumps they trigger cost no query unless one of these is set.
   let outboxDirty = true;
   let attemptsDirty = true;
+  let messagesPerEvent = 1;
   let stopping = false;
   let wakeTimer: NodeJS.Timeout | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
@@ -121,7 +128,7 @@ export async function startDispatcher(context: AppContext) {
         .finally(() => {
           inFlight.delete(running);
           fill();
-          if (queue.length < concurrency / 2) void pump();
+          if (queue.length < 2 * concurrency) void pump();
         });
       inFlight.add(running);
     }
@@ -129,13 +136,17 @@ export async function startDispatcher(context: AppContext) {
 
   /** One round: fan out what there is room to send, then claim due attempts. True: go again. */
   const step = async (): Promise<boolean> => {
-    let room = 2 * concurrency - inFlight.size - queue.length;
+    let room = QUEUE_DEPTH * concurrency - inFlight.size - queue.length;
     if (room <= 0) return false; // completions pump again once the queue runs low
     let more = false;
     if (outboxDirty) {
       outboxDirty = false;
-      const limit = Math.min(room, FAN_OUT_BATCH);
+      // Take about as many events as there is room to send their messages now, so first attempts
+      // come back leased and need no second claim; the ratio is learnt from the last batch.
+      const limit = Math.max(1, Math.min(FAN_OUT_BATCH, Math.floor(room / messagesPerEvent)));
       const fanned = await fanOutBatch(db, limit, { count: room, ms: lease });
+      const messages = fanned.leased.length + fanned.queued;
+      if (fanned.events > 0) messagesPerEvent = Math.max(1, messages / fanned.events);
       queue.push(...fanned.leased);
       fill();
       room -= fanned.leased.length;

@@ -68,7 +68,9 @@ export async function findEndpoint(db: Db, workspaceId: string, endpointId: stri
 
 /** The inbound route knows only the endpoint id. */
 export async function findEndpointById(db: Db, endpointId: string) {
-  return db.maybeOne(sql.type(EndpointRow)`select ${columns} from webhook_endpoints where id = ${endpointId}`);
+  return db.maybeOne(
+    sql.type(EndpointRow)`select ${columns} from webhook_endpoints where id = ${endpointId}`,
+  );
 }
 
 export type EndpointChanges = {
@@ -78,11 +80,17 @@ export type EndpointChanges = {
   active?: boolean;
 };
 
-export async function updateEndpoint(db: Db, workspaceId: string, endpointId: string, changes: EndpointChanges) {
+export async function updateEndpoint(
+  db: Db,
+  workspaceId: string,
+  endpointId: string,
+  changes: EndpointChanges,
+) {
   const sets = [sql.fragment`updated_at = now()`];
   if (changes.name !== undefined) sets.push(sql.fragment`name = ${changes.name}`);
   if (changes.url !== undefined) sets.push(sql.fragment`url = ${changes.url}`);
-  if (changes.events !== undefined) sets.push(sql.fragment`events = ${sql.array(changes.events as string[], 'text')}`);
+  if (changes.events !== undefined)
+    sets.push(sql.fragment`events = ${sql.array(changes.events as string[], 'text')}`);
   if (changes.active !== undefined) {
     sets.push(sql.fragment`active = ${changes.active}`);
     // Re-activation starts a clean slate: the old reason and failure streak no longer apply.

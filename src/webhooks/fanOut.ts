@@ -28,7 +28,9 @@ function plan(events: readonly OutgoingEventRow[], endpoints: readonly TargetRow
   const byWorkspace = Map.groupBy(endpoints, (endpoint) => endpoint.workspace_id);
   const planned: Planned[] = [];
   for (const event of events) {
-    const targets = (byWorkspace.get(event.workspace_id) ?? []).filter((endpoint) => subscribed(endpoint, event.type));
+    const targets = (byWorkspace.get(event.workspace_id) ?? []).filter((endpoint) =>
+      subscribed(endpoint, event.type),
+    );
     if (targets.length === 0) continue;
     const body = messageBody(event.type, event.occurred_at, event.data);
     for (const endpoint of targets) {

@@ -7,7 +7,13 @@ import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { ingestEvents } from '../events/ingest.ts';
 import type { AppContext } from '../http/context.ts';
-import { AppError, BadRequestError, NotFoundError, UnauthorizedError, ValidationError } from '../http/errors.ts';
+import {
+  AppError,
+  BadRequestError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../http/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { findInboundReceipt, insertInboundDelivery } from './deliveryQueries.ts';
 import { type EndpointRow, findEndpointById } from './endpointQueries.ts';
@@ -32,7 +38,9 @@ function liveSecrets(endpoint: EndpointRow): string[] {
     endpoint.previous_secret !== null &&
     endpoint.previous_secret_expires_at !== null &&
     Date.parse(endpoint.previous_secret_expires_at) > Date.now();
-  return [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter((s): s is string => s !== null);
+  return [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter(
+    (s): s is string => s !== null,
+  );
 }
 
 function checkSignature(endpoint: EndpointRow, request: InboundRequest): void {
@@ -45,7 +53,9 @@ function checkSignature(endpoint: EndpointRow, request: InboundRequest): void {
     signature: request.header('webhook-signature'),
   };
   if (hex === undefined && standard.signature === undefined)
-    throw new UnauthorizedError('This endpoint requires a signature: send X-Webhook-Signature or webhook-signature.');
+    throw new UnauthorizedError(
+      'This endpoint requires a signature: send X-Webhook-Signature or webhook-signature.',
+    );
   const valid =
     (hex !== undefined && verifyHex(secrets, request.rawBody, hex)) ||
     verifyStandard(secrets, request.rawBody, standard);
@@ -143,7 +153,7 @@ function asPayloadError(error: unknown): unknown {
 export async function receiveInbound(app: AppContext, request: InboundRequest): Promise<Received> {
   const started = performance.now();
   const endpoint = await findEndpointById(app.db, request.endpointId);
-  if (!endpoint || endpoint.direction !== 'INBOUND')
+  if (endpoint?.direction !== 'INBOUND')
     throw new NotFoundError('Inbound webhook endpoint', `No inbound webhook endpoint ${request.endpointId}.`);
   const record: RecordFields = {
     workspaceId: endpoint.workspace_id,
@@ -155,17 +165,25 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
   let event: string | null = null;
   try {
     if (!endpoint.active)
-      throw new NotFoundError('Inbound webhook endpoint', `The inbound webhook endpoint ${endpoint.id} is disabled.`);
+      throw new NotFoundError(
+        'Inbound webhook endpoint',
+        `The inbound webhook endpoint ${endpoint.id} is disabled.`,
+      );
     checkSignature(endpoint, request);
     record.idempotencyKey = idempotencyKey(request);
-    const first = record.idempotencyKey ? await findInboundReceipt(app.db, endpoint.id, record.idempotencyKey) : null;
+    const first = record.idempotencyKey
+      ? await findInboundReceipt(app.db, endpoint.id, record.idempotencyKey)
+      : null;
     if (first) return { received: true, deliveryId: first };
     event = typeOf(request.body);
     const payload = parsePayload(endpoint, request.body);
     return await ingest(app.db, endpoint, payload, record);
   } catch (error) {
     await recordFailure(app.db, record, event, error).catch((recordError) =>
-      app.log.error({ err: recordError, endpointId: endpoint.id }, 'could not record a failed inbound receipt'),
+      app.log.error(
+        { err: recordError, endpointId: endpoint.id },
+        'could not record a failed inbound receipt',
+      ),
     );
     throw error;
   }

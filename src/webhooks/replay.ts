@@ -41,7 +41,10 @@ export async function sendNow(
   onProgress: Progress = () => {},
 ): Promise<{ summary: Summary; outcomes: Outcome[] }> {
   const lease = leaseMs(config);
-  const http = createDeliveryHttp({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  const http = createDeliveryHttp({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
   const deps = { http, send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(version) } };
   const all: Outcome[] = [];
   try {
@@ -67,7 +70,10 @@ export type ReplayPlan = { messages: ReplayRow[]; sendable: ReplayRow[]; inactiv
 /** What a replay would send; messages of disabled endpoints are left out (and counted). */
 export async function planReplay(db: DatabasePool, filter: ReplayFilter): Promise<ReplayPlan> {
   if (filter.endpointId && !(await findEndpoint(db, filter.workspaceId, filter.endpointId)))
-    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${filter.endpointId} in this workspace.`);
+    throw new NotFoundError(
+      'Webhook endpoint',
+      `No webhook endpoint ${filter.endpointId} in this workspace.`,
+    );
   const messages = [...(await findMessagesForReplay(db, filter))];
   return {
     messages,
@@ -77,14 +83,29 @@ export async function planReplay(db: DatabasePool, filter: ReplayFilter): Promis
 }
 
 /** A signed `ping` to an OUTBOUND endpoint, recorded like any delivery. */
-export async function ping(db: DatabasePool, config: Config, version: string, workspaceId: string, endpointId: string) {
+export async function ping(
+  db: DatabasePool,
+  config: Config,
+  version: string,
+  workspaceId: string,
+  endpointId: string,
+) {
   const endpoint = await findEndpoint(db, workspaceId, endpointId);
-  if (!endpoint || endpoint.direction !== 'OUTBOUND')
-    throw new NotFoundError('Webhook endpoint', `No OUTBOUND webhook endpoint ${endpointId} in this workspace.`);
+  if (endpoint?.direction !== 'OUTBOUND')
+    throw new NotFoundError(
+      'Webhook endpoint',
+      `No OUTBOUND webhook endpoint ${endpointId} in this workspace.`,
+    );
   if (!endpoint.active) throw new ConflictError('The endpoint is disabled: activate it first.');
   const id = newId('webhookMessage');
   const data = { endpointId, message: 'Test delivery from Switchboard.' };
-  await insertMessage(db, { id, workspaceId, endpointId, event: 'ping', body: messageBody('ping', new Date().toISOString(), data) });
+  await insertMessage(db, {
+    id,
+    workspaceId,
+    endpointId,
+    event: 'ping',
+    body: messageBody('ping', new Date().toISOString(), data),
+  });
   const { outcomes } = await sendNow(db, config, version, [id]);
   return outcomes[0];
 }

@@ -41,8 +41,13 @@ const endpointRoutes = [
     tags,
     access: read,
     params: WorkspaceParams,
-    responses: { 200: { description: 'Every endpoint, oldest first', schema: z.array(ListedEndpointSchema) } },
-    handler: async ({ app, workspaceId }) => ({ status: 200, body: await listEndpoints(app.db, workspaceId) }),
+    responses: {
+      200: { description: 'Every endpoint, oldest first', schema: z.array(ListedEndpointSchema) },
+    },
+    handler: async ({ app, workspaceId }) => ({
+      status: 200,
+      body: await listEndpoints(app.db, workspaceId),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -56,7 +61,9 @@ const endpointRoutes = [
     access: write,
     params: WorkspaceParams,
     body: CreateEndpointBody,
-    responses: { 201: { description: 'The endpoint and its signing secret', schema: EndpointWithSecretSchema } },
+    responses: {
+      201: { description: 'The endpoint and its signing secret', schema: EndpointWithSecretSchema },
+    },
     handler: async ({ app, workspaceId, body }) => ({
       status: 201,
       body: await createEndpoint(app.db, app.config, workspaceId, body),
@@ -103,7 +110,9 @@ const endpointRoutes = [
     access: write,
     params: EndpointParams,
     bodyRequired: false,
-    responses: { 200: { description: 'The endpoint and its new secret, shown only here', schema: RotatedSecretSchema } },
+    responses: {
+      200: { description: 'The endpoint and its new secret, shown only here', schema: RotatedSecretSchema },
+    },
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
       body: await rotateSecret(app.db, workspaceId, params.webhookId),
@@ -137,7 +146,9 @@ const deliveryRoutes = [
     params: DeliveryParams,
     bodyRequired: false,
     responses: { 202: { description: 'Queued; the id of the new attempt', schema: RetryAcceptedSchema } },
-    errors: { 409: 'The delivery was inbound (only outbound ones can be retried), or its endpoint is disabled.' },
+    errors: {
+      409: 'The delivery was inbound (only outbound ones can be retried), or its endpoint is disabled.',
+    },
     handler: async ({ app, workspaceId, params }) => ({
       status: 202,
       body: await retryDelivery(app.db, workspaceId, params.deliveryId),

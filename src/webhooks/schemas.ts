@@ -44,22 +44,32 @@ export function unknownEventTypeIssues(events: readonly string[]) {
   return events.flatMap((type, index) =>
     KNOWN_TYPES.has(type)
       ? []
-      : [{ path: ['events', index], message: `unknown event type "${type}"; expected one of ${EventTypeSchema.options.join(', ')}` }],
+      : [
+          {
+            path: ['events', index],
+            message: `unknown event type "${type}"; expected one of ${EventTypeSchema.options.join(', ')}`,
+          },
+        ],
   );
 }
 
 export const CreateEndpointBody = z
   .strictObject({
-    name: Name.optional().openapi({ description: 'Defaults to the URL host (OUTBOUND) or "Inbound endpoint".' }),
+    name: Name.optional().openapi({
+      description: 'Defaults to the URL host (OUTBOUND) or "Inbound endpoint".',
+    }),
     url: WebhookUrl.optional().openapi({ description: 'Required for OUTBOUND; not allowed for INBOUND.' }),
     events: Events.optional(),
     direction: DirectionSchema.default('OUTBOUND'),
     active: z.boolean().default(true),
-    signed: z.boolean().default(true).openapi({
-      description:
-        'INBOUND only: false creates an endpoint without a secret that accepts unsigned requests. ' +
-        'OUTBOUND endpoints are always signed.',
-    }),
+    signed: z
+      .boolean()
+      .default(true)
+      .openapi({
+        description:
+          'INBOUND only: false creates an endpoint without a secret that accepts unsigned requests. ' +
+          'OUTBOUND endpoints are always signed.',
+      }),
   })
   .superRefine((body, context) => {
     if (body.direction === 'OUTBOUND' && body.url === undefined)
@@ -69,7 +79,8 @@ export const CreateEndpointBody = z
     if (body.direction === 'OUTBOUND' && !body.signed)
       context.addIssue({ code: 'custom', path: ['signed'], message: 'OUTBOUND endpoints are always signed' });
     if (body.direction === 'OUTBOUND')
-      for (const issue of unknownEventTypeIssues(body.events ?? [])) context.addIssue({ code: 'custom', ...issue });
+      for (const issue of unknownEventTypeIssues(body.events ?? []))
+        context.addIssue({ code: 'custom', ...issue });
   })
   .openapi('CreateWebhookEndpointRequest');
 export type CreateEndpointInput = z.output<typeof CreateEndpointBody>;
@@ -127,7 +138,10 @@ export const DeliverySchema = z
     direction: DirectionSchema,
     event: z.string().nullable(),
     attempt: z.number().int(),
-    trigger: z.enum(['scheduled', 'manual']).nullable().openapi({ description: 'Null for inbound receipts.' }),
+    trigger: z
+      .enum(['scheduled', 'manual'])
+      .nullable()
+      .openapi({ description: 'Null for inbound receipts.' }),
     url: z.string().nullable(),
     responseStatus: z.number().int().nullable(),
     responseBody: z.string().nullable().openapi({ description: 'The first 4 KB.' }),

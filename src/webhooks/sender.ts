@@ -67,7 +67,8 @@ function failureText(error: unknown, timedOut: boolean, timeoutMs: number): stri
 
 function statusError(status: number, location: string | null): string | null {
   if (status >= 200 && status < 300) return null;
-  if (status >= 300 && status < 400) return `redirect not followed: ${status} to ${location ?? '(no Location)'}`;
+  if (status >= 300 && status < 400)
+    return `redirect not followed: ${status} to ${location ?? '(no Location)'}`;
   return `HTTP ${status}`;
 }
 
@@ -88,7 +89,13 @@ export async function sendAttempt(
 ): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = { success: false, responseStatus: null, responseBody: null, retryAfterSeconds: null, gone: false };
+  const failed = {
+    success: false,
+    responseStatus: null,
+    responseBody: null,
+    retryAfterSeconds: null,
+    gone: false,
+  };
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
     if (!http.allowPrivate) checkLiteralUrl(new URL(request.url));

@@ -69,7 +69,9 @@ export function toDelivery(row: DeliveryRow): Delivery {
 export function checkUrlAllowed(config: Config, url: string): void {
   const parsed = new URL(url);
   if (parsed.protocol === 'http:' && !config.webhookAllowHttp) {
-    throw new ValidationError([{ path: 'body.url', message: 'must use https (plain http is not allowed here)' }]);
+    throw new ValidationError([
+      { path: 'body.url', message: 'must use https (plain http is not allowed here)' },
+    ]);
   }
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return;
   try {
@@ -85,7 +87,12 @@ function defaultName(input: CreateEndpointInput): string {
   return input.url ? new URL(input.url).host.slice(0, 100) : 'Inbound endpoint';
 }
 
-export async function createEndpoint(db: Db, config: Config, workspaceId: string, input: CreateEndpointInput) {
+export async function createEndpoint(
+  db: Db,
+  config: Config,
+  workspaceId: string,
+  input: CreateEndpointInput,
+) {
   if (input.url) checkUrlAllowed(config, input.url);
   const row = await insertEndpoint(db, {
     id: newId('webhookEndpoint'),
@@ -107,7 +114,8 @@ export async function listEndpoints(db: Db, workspaceId: string) {
 
 async function requireEndpoint(db: Db, workspaceId: string, endpointId: string, lock = false) {
   const row = await findEndpoint(db, workspaceId, endpointId, lock);
-  if (!row) throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  if (!row)
+    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
   return row;
 }
 
@@ -124,7 +132,9 @@ export async function changeEndpoint(
     if (changes.events !== undefined && current.direction === 'OUTBOUND') {
       const issues = unknownEventTypeIssues(changes.events);
       if (issues.length > 0)
-        throw new ValidationError(issues.map((issue) => ({ path: `body.${issue.path.join('.')}`, message: issue.message })));
+        throw new ValidationError(
+          issues.map((issue) => ({ path: `body.${issue.path.join('.')}`, message: issue.message })),
+        );
     }
     if (changes.url !== undefined) {
       if (current.direction === 'INBOUND')
@@ -143,8 +153,15 @@ export async function removeEndpoint(db: Db, workspaceId: string, endpointId: st
 }
 
 export async function rotateSecret(db: Db, workspaceId: string, endpointId: string) {
-  const row = await rotateEndpointSecret(db, workspaceId, endpointId, generateSecret(), ROTATION_GRACE_SECONDS);
-  if (!row) throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  const row = await rotateEndpointSecret(
+    db,
+    workspaceId,
+    endpointId,
+    generateSecret(),
+    ROTATION_GRACE_SECONDS,
+  );
+  if (!row)
+    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
   return { ...toEndpoint(row), secret: row.secret, previousSecretExpiresAt: row.previous_secret_expires_at };
 }
 
@@ -165,10 +182,16 @@ export async function retryDelivery(db: Db, workspaceId: string, deliveryId: str
     const delivery = await findDelivery(tx, workspaceId, deliveryId);
     if (!delivery) throw new NotFoundError('Delivery', `No delivery ${deliveryId} in this workspace.`);
     if (delivery.direction === 'INBOUND' || delivery.message_id === null)
-      throw new ConflictError('Only outbound deliveries can be retried; this one was received.', 'inbound-delivery');
+      throw new ConflictError(
+        'Only outbound deliveries can be retried; this one was received.',
+        'inbound-delivery',
+      );
     const endpoint = await requireEndpoint(tx, workspaceId, delivery.endpoint_id);
     if (!endpoint.active)
-      throw new ConflictError('The endpoint is disabled: activate it (PATCH active true) first.', 'endpoint-inactive');
+      throw new ConflictError(
+        'The endpoint is disabled: activate it (PATCH active true) first.',
+        'endpoint-inactive',
+      );
     const [queued] = await queueManualAttempts(tx, [delivery.message_id]);
     return { deliveryId: queued.id };
   });

@@ -42,7 +42,12 @@ export function hexSignature(secret: string, body: string | Buffer): string {
   return createHmac('sha256', hexKey(secret)).update(body).digest('hex');
 }
 
-export function standardSignature(secret: string, id: string, timestamp: number, body: string | Buffer): string {
+export function standardSignature(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: string | Buffer,
+): string {
   const hmac = createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(body);
   return `v1,${hmac.digest('base64')}`;
 }
@@ -72,7 +77,9 @@ export function signingHeaders(
     'X-Webhook-Signature': hexSignature(secrets[0], body),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': secrets.map((secret) => standardSignature(secret, messageId, timestamp, body)).join(' '),
+    'webhook-signature': secrets
+      .map((secret) => standardSignature(secret, messageId, timestamp, body))
+      .join(' '),
   };
 }
 

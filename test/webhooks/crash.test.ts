@@ -37,7 +37,9 @@ function startWorker(databaseUrl: string): ChildProcess {
 }
 
 function exited(child: ChildProcess): Promise<unknown> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve)));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+  );
 }
 
 async function scratchDatabase() {
@@ -70,7 +72,9 @@ describe('webhook delivery survives a killed worker', function () {
     await Promise.all(workers.map(exited));
     await receiver.close();
     await db.end();
-    await server().context.db.query(sql.unsafe`drop database ${sql.identifier([database.name])} with (force)`);
+    await server().context.db.query(
+      sql.unsafe`drop database ${sql.identifier([database.name])} with (force)`,
+    );
   });
 
   it('delivers every message at least once after a SIGKILL mid-batch and a restart', async () => {
@@ -99,7 +103,9 @@ describe('webhook delivery survives a killed worker', function () {
 
     const ids = (request: { headers: Record<string, unknown> }) => String(request.headers['webhook-id']);
     const receivedBeforeCrash = new Set(receiver.requests.map(ids)).size;
-    const leased = await db.oneFirst(sql.type(counted)`select count(*)::int as n from webhook_attempts where claims > 0`);
+    const leased = await db.oneFirst(
+      sql.type(counted)`select count(*)::int as n from webhook_attempts where claims > 0`,
+    );
     expect(receivedBeforeCrash, 'the worker died before finishing').to.be.below(MESSAGES);
     expect(leased, 'it held leased attempts when it died').to.be.above(0);
 

@@ -1,25 +1,32 @@
 // The delivery log: pagination and its bounds, filters, and manual retry (202 with the new
 // attempt's id; 409 for inbound; 404 for unknown or another workspace's).
 import { expect } from 'chai';
-import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../foundation/helpers.ts';
 import { Client } from '../support/client.ts';
-import { createContact, createEndpoint, type Receiver, startReceiver, waitForDeliveries, webhooksPath } from './support.ts';
+import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
+import {
+  createContact,
+  createEndpoint,
+  subscribedWorkspace,
+  useReceiver,
+  waitForDeliveries,
+  webhooksPath,
+} from './support.ts';
 
 describe('webhook deliveries', () => {
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
 
   it('pages newest first as {data, page, limit, total} and filters by endpoint, success and event', async () => {
-    receiver.answer = (request) => (request.path.endsWith('/bad') ? { status: 500 } : {});
+    receiver().answer = (request) => (request.path.endsWith('/bad') ? { status: 500 } : {});
     const { client, workspaceId } = await workspaceWithAdmin();
-    const good = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    const bad = await createEndpoint(client, workspaceId, { url: `${receiver.url}/bad`, events: ['contact.created'] });
+    const good = await createEndpoint(client, workspaceId, {
+      url: receiver().url,
+      events: ['contact.created'],
+    });
+    const bad = await createEndpoint(client, workspaceId, {
+      url: `${receiver().url}/bad`,
+      events: ['contact.created'],
+    });
     for (let i = 0; i < 3; i++) await createContact(client, workspaceId);
     await waitForDeliveries(client, workspaceId, good.id, 3);
     await waitForDeliveries(client, workspaceId, bad.id, 9);
@@ -40,7 +47,9 @@ describe('webhook deliveries', () => {
     expect(defaults.body).to.include({ page: 1, limit: 50, total: 12 });
     const failed = await client.get(`${path}?success=false`);
     expect(failed.body.total).to.equal(9);
-    expect(failed.body.data.every((record: { endpointId: string }) => record.endpointId === bad.id)).to.equal(true);
+    expect(failed.body.data.every((record: { endpointId: string }) => record.endpointId === bad.id)).to.equal(
+      true,
+    );
     expect((await client.get(`${path}?success=true&endpointId=${good.id}`)).body.total).to.equal(3);
     expect((await client.get(`${path}?event=contact.created`)).body.total).to.equal(12);
     expect((await client.get(`${path}?event=segment.entered`)).body.total).to.equal(0);
@@ -60,10 +69,8 @@ describe('webhook deliveries', () => {
 
   it('retries a failed outbound delivery as a manual attempt: 202 with the new delivery id', async () => {
     let healthy = false;
-    receiver.answer = () => (healthy ? {} : { status: 500 });
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = () => (healthy ? {} : { status: 500 });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first] = await waitForDeliveries(client, workspaceId, endpoint.id, 3);
     healthy = true;
     const retried = await client.post(`${webhooksPath(workspaceId)}/deliveries/${first.id}/retry`);
@@ -72,7 +79,7 @@ describe('webhook deliveries', () => {
     const records = await waitForDeliveries(client, workspaceId, endpoint.id, 4);
     const manual = records.find((record) => record.id === retried.body.deliveryId);
     expect(manual).to.include({ success: true, trigger: 'manual', attempt: 4, messageId: first.messageId });
-    const last = receiver.requests.at(-1);
+    const last = receiver().requests.at(-1);
     expect(last?.headers['x-webhook-delivery']).to.equal(retried.body.deliveryId);
     expect(last?.headers['webhook-id']).to.equal(first.messageId);
   });
@@ -80,7 +87,10 @@ describe('webhook deliveries', () => {
   it('refuses to retry an inbound delivery (409), an unknown one (404), and lets only ADMINs retry', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const inbound = await createEndpoint(client, workspaceId, { direction: 'INBOUND', signed: false });
-    const received = await new Client().post(`/api/webhooks/inbound/${inbound.id}`, { type: 'signup', email: 'in@example.com' });
+    const received = await new Client().post(`/api/webhooks/inbound/${inbound.id}`, {
+      type: 'signup',
+      email: 'in@example.com',
+    });
     expect(received.status, received.text).to.equal(200);
     const path = `${webhooksPath(workspaceId)}/deliveries`;
     expectProblem(await client.post(`${path}/${received.body.deliveryId}/retry`), 409);
@@ -88,14 +98,17 @@ describe('webhook deliveries', () => {
     const member = await memberOf(client, workspaceId, 'MEMBER');
     expectProblem(await member.client.post(`${path}/${received.body.deliveryId}/retry`), 403);
     const other = await workspaceWithAdmin();
-    expectProblem(await other.client.post(`${webhooksPath(other.workspaceId)}/deliveries/${received.body.deliveryId}/retry`), 404);
+    expectProblem(
+      await other.client.post(
+        `${webhooksPath(other.workspaceId)}/deliveries/${received.body.deliveryId}/retry`,
+      ),
+      404,
+    );
   });
 
   it('refuses to retry while the endpoint is disabled (409)', async () => {
-    receiver.answer = () => ({ status: 500 });
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = () => ({ status: 500 });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
     await client.patch(`${webhooksPath(workspaceId)}/${endpoint.id}`, { active: false });
     expectProblem(await client.post(`${webhooksPath(workspaceId)}/deliveries/${first.id}/retry`), 409);

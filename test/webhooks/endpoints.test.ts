@@ -2,9 +2,9 @@
 // with its deliveries; validation; who may do what; the event types in the OpenAPI document.
 import { expect } from 'chai';
 import { OUTGOING_EVENT_TYPES } from '../../src/outbox/eventTypes.ts';
+import { memberOf } from '../foundation/helpers.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
-import { memberOf } from '../foundation/helpers.ts';
 import { createContact, createEndpoint, startReceiver, waitForDeliveries, webhooksPath } from './support.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -20,7 +20,12 @@ describe('webhook endpoints', () => {
         events: ['contact.created', 'contact.score_changed'],
       });
       expect(created.status, created.text).to.equal(201);
-      expect(created.body).to.include({ name: 'CRM', url: 'https://example.com/hooks', direction: 'OUTBOUND', active: true });
+      expect(created.body).to.include({
+        name: 'CRM',
+        url: 'https://example.com/hooks',
+        direction: 'OUTBOUND',
+        active: true,
+      });
       expect(created.body.id).to.match(/^whe_/);
       expect(created.body.events).to.deep.equal(['contact.created', 'contact.score_changed']);
       expect(created.body.secret).to.match(SECRET);
@@ -37,7 +42,10 @@ describe('webhook endpoints', () => {
 
     it('creates an INBOUND endpoint without url, with a secret, and names both kinds by default', async () => {
       const { client, workspaceId } = await workspaceWithAdmin();
-      const inbound = await createEndpoint(client, workspaceId, { direction: 'INBOUND', events: ['purchase.completed'] });
+      const inbound = await createEndpoint(client, workspaceId, {
+        direction: 'INBOUND',
+        events: ['purchase.completed'],
+      });
       expect(inbound).to.include({ url: null, name: 'Inbound endpoint', direction: 'INBOUND' });
       expect(inbound.secret).to.match(SECRET);
       const outbound = await createEndpoint(client, workspaceId, { url: 'https://hooks.example.org/x' });
@@ -74,7 +82,10 @@ describe('webhook endpoints', () => {
       const { client, workspaceId } = await workspaceWithAdmin();
       const receiver = await startReceiver();
       try {
-        const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
+        const endpoint = await createEndpoint(client, workspaceId, {
+          url: receiver.url,
+          events: ['contact.created'],
+        });
         await createContact(client, workspaceId);
         await waitForDeliveries(client, workspaceId, endpoint.id, 1);
         const listed = await client.get(webhooksPath(workspaceId));
@@ -96,7 +107,10 @@ describe('webhook endpoints', () => {
       const { client, workspaceId } = await workspaceWithAdmin();
       const path = webhooksPath(workspaceId);
       const unknownType = expectProblem(
-        await client.post(path, { url: 'https://example.com', events: ['contact.created', 'contact.exploded'] }),
+        await client.post(path, {
+          url: 'https://example.com',
+          events: ['contact.created', 'contact.exploded'],
+        }),
         400,
       ) as unknown as { errors: { path: string; message: string }[] };
       expect(unknownType.errors[0].path).to.equal('body.events.1');
@@ -150,7 +164,9 @@ describe('webhook endpoints', () => {
     it("treats another workspace's endpoints as not found", async () => {
       const first = await workspaceWithAdmin();
       const second = await workspaceWithAdmin();
-      const endpoint = await createEndpoint(first.client, first.workspaceId, { url: 'https://example.com/a' });
+      const endpoint = await createEndpoint(first.client, first.workspaceId, {
+        url: 'https://example.com/a',
+      });
       const path = webhooksPath(second.workspaceId);
       expectProblem(await second.client.patch(`${path}/${endpoint.id}`, { name: 'mine' }), 404);
       expectProblem(await second.client.delete(`${path}/${endpoint.id}`), 404);
@@ -166,7 +182,8 @@ describe('webhook endpoints', () => {
       expect(Object.keys(document.webhooks)).to.have.members([...OUTGOING_EVENT_TYPES]);
       const scoreData = document.components.schemas.ContactScoreChangedData;
       expect(scoreData.properties).to.have.keys('contactId', 'previousScore', 'score', 'ruleId');
-      const body = document.webhooks['contact.score_changed'].post.requestBody.content['application/json'].schema;
+      const body =
+        document.webhooks['contact.score_changed'].post.requestBody.content['application/json'].schema;
       expect(body.properties.data.$ref).to.equal('#/components/schemas/ContactScoreChangedData');
       expect(document.paths['/api/webhooks/inbound/{endpointId}'].post).to.be.an('object');
     });

@@ -43,7 +43,11 @@ describe('inbound webhooks', () => {
     const events = await client.get(`/api/workspaces/${workspaceId}/events?type=purchase.completed`);
     expect(events.body).to.have.length(1);
     expect(events.body[0].metadata).to.deep.equal({ amount: 42 });
-    expect(events.body[0].contact).to.include({ email: 'buyer@example.com', firstName: 'Grace', lastName: 'Hopper' });
+    expect(events.body[0].contact).to.include({
+      email: 'buyer@example.com',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+    });
 
     const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
     expect(record).to.include({
@@ -99,9 +103,13 @@ describe('inbound webhooks', () => {
     const { client, workspaceId, endpoint } = await inboundSetup();
     const rotated = await client.post(`${webhooksPath(workspaceId)}/${endpoint.id}/rotate-secret`);
     const body = JSON.stringify({ type: 'signup', email: 'rot@example.com' });
-    expect((await post(endpoint.id, body, { 'x-webhook-signature': hexOf(endpoint.secret, body) })).status).to.equal(200);
+    expect(
+      (await post(endpoint.id, body, { 'x-webhook-signature': hexOf(endpoint.secret, body) })).status,
+    ).to.equal(200);
     const again = JSON.stringify({ type: 'signup', email: 'rot2@example.com' });
-    expect((await post(endpoint.id, again, { 'x-webhook-signature': hexOf(rotated.body.secret, again) })).status).to.equal(200);
+    expect(
+      (await post(endpoint.id, again, { 'x-webhook-signature': hexOf(rotated.body.secret, again) })).status,
+    ).to.equal(200);
   });
 
   it('accepts unsigned requests at an endpoint created without a secret', async () => {
@@ -125,7 +133,10 @@ describe('inbound webhooks', () => {
 
   it('answers 400 for invalid payloads and types outside the endpoint events, recording the error', async () => {
     const { client, workspaceId, endpoint } = await inboundSetup({ signed: false, events: ['signup'] });
-    const problem = expectProblem(await post(endpoint.id, JSON.stringify({ email: 'x@example.com' })), 400) as unknown as {
+    const problem = expectProblem(
+      await post(endpoint.id, JSON.stringify({ email: 'x@example.com' })),
+      400,
+    ) as unknown as {
       errors: { path: string }[];
     };
     expect(problem.errors[0].path).to.equal('body.type');

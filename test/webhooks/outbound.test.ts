@@ -10,8 +10,8 @@ import { eventually, workspaceWithAdmin } from '../support/factories.ts';
 import {
   createContact,
   createEndpoint,
-  type Receiver,
-  startReceiver,
+  subscribedWorkspace,
+  useReceiver,
   waitForDeliveries,
   webhooksPath,
 } from './support.ts';
@@ -23,25 +23,24 @@ function queuedAttempts(endpointId: string) {
   return count(sql.unsafe`select count(*) from webhook_attempts where endpoint_id = ${endpointId}`);
 }
 
+/** Five days of failures, compressed: the endpoint's failure streak started six days ago. */
+async function backdateFailureStreak(endpointId: string) {
+  await testDb().query(sql.unsafe`
+    update webhook_endpoints set failing_since = now() - interval '6 days' where id = ${endpointId}`);
+}
+
 function messagesOf(endpointId: string) {
   return count(sql.unsafe`select count(*) from webhook_messages where endpoint_id = ${endpointId}`);
 }
 
 describe('outbound webhooks', () => {
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
 
   it('POSTs {event, timestamp, data} signed with hex HMAC and Standard Webhooks headers', async () => {
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
     const contact = await createContact(client, workspaceId, 'signed@example.com');
     const [record] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
-    const [request] = receiver.requests;
+    const [request] = receiver().requests;
 
     const body = JSON.parse(request.body);
     expect(body.event).to.equal('contact.created');
@@ -55,7 +54,10 @@ describe('outbound webhooks', () => {
 
     const hex = createHmac('sha256', endpoint.secret).update(request.body).digest('hex');
     expect(request.headers['x-webhook-signature']).to.equal(hex);
-    const verified = new Webhook(endpoint.secret).verify(request.body, request.headers as Record<string, string>);
+    const verified = new Webhook(endpoint.secret).verify(
+      request.body,
+      request.headers as Record<string, string>,
+    );
     expect(verified).to.deep.equal(body);
     expect(() =>
       new Webhook(endpoint.secret).verify(`${request.body} `, request.headers as Record<string, string>),
@@ -63,17 +65,23 @@ describe('outbound webhooks', () => {
 
     expect(record).to.include({ success: true, responseStatus: 200, responseBody: 'ok', attempt: 1 });
     expect(record).to.include({ trigger: 'scheduled', direction: 'OUTBOUND', event: 'contact.created' });
-    expect(record.url).to.equal(receiver.url);
+    expect(record.url).to.equal(receiver().url);
   });
 
   it('fans out only to active OUTBOUND endpoints of the workspace subscribed to the type', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const other = await workspaceWithAdmin();
-    const subscribed = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    const everything = await createEndpoint(client, workspaceId, { url: `${receiver.url}/all` });
-    const elsewhere = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['segment.entered'] });
-    const inactive = await createEndpoint(client, workspaceId, { url: receiver.url, active: false });
-    const foreign = await createEndpoint(other.client, other.workspaceId, { url: receiver.url });
+    const subscribed = await createEndpoint(client, workspaceId, {
+      url: receiver().url,
+      events: ['contact.created'],
+    });
+    const everything = await createEndpoint(client, workspaceId, { url: `${receiver().url}/all` });
+    const elsewhere = await createEndpoint(client, workspaceId, {
+      url: receiver().url,
+      events: ['segment.entered'],
+    });
+    const inactive = await createEndpoint(client, workspaceId, { url: receiver().url, active: false });
+    const foreign = await createEndpoint(other.client, other.workspaceId, { url: receiver().url });
     await createContact(client, workspaceId);
     await waitForDeliveries(client, workspaceId, subscribed.id, 1);
     await waitForDeliveries(client, workspaceId, everything.id, 1);
@@ -81,18 +89,31 @@ describe('outbound webhooks', () => {
     expect(await messagesOf(elsewhere.id)).to.equal(0);
     expect(await messagesOf(inactive.id)).to.equal(0);
     expect(await messagesOf(foreign.id)).to.equal(0);
-    expect(receiver.requests.map((request) => request.path).sort()).to.deep.equal(['/hooks', '/hooks/all']);
+    expect(
+      receiver()
+        .requests.map((request) => request.path)
+        .sort(),
+    ).to.deep.equal(['/hooks', '/hooks/all']);
   });
 
   it('retries a 500 on the schedule and succeeds, with a stable webhook-id and identical bytes', async () => {
-    receiver.answer = (_request, index) => (index === 0 ? { status: 500, body: 'boom' } : {});
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = (_request, index) => (index === 0 ? { status: 500, body: 'boom' } : {});
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first, second] = await waitForDeliveries(client, workspaceId, endpoint.id, 2);
-    expect(first).to.include({ success: false, responseStatus: 500, responseBody: 'boom', error: 'HTTP 500', attempt: 1 });
-    expect(second).to.include({ success: true, attempt: 2, trigger: 'scheduled', messageId: first.messageId });
-    const [one, two] = receiver.requests;
+    expect(first).to.include({
+      success: false,
+      responseStatus: 500,
+      responseBody: 'boom',
+      error: 'HTTP 500',
+      attempt: 1,
+    });
+    expect(second).to.include({
+      success: true,
+      attempt: 2,
+      trigger: 'scheduled',
+      messageId: first.messageId,
+    });
+    const [one, two] = receiver().requests;
     expect(two.headers['webhook-id']).to.equal(one.headers['webhook-id']);
     expect(two.headers['x-webhook-delivery']).to.not.equal(one.headers['x-webhook-delivery']);
     expect(two.body).to.equal(one.body);
@@ -100,10 +121,8 @@ describe('outbound webhooks', () => {
   });
 
   it('stops after the last scheduled attempt and marks the message failed', async () => {
-    receiver.answer = () => ({ status: 503 });
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = () => ({ status: 503 });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const records = await eventually(async () => {
       const found = await waitForDeliveries(client, workspaceId, endpoint.id, 3);
       return (await queuedAttempts(endpoint.id)) === 0 ? found : null;
@@ -115,10 +134,8 @@ describe('outbound webhooks', () => {
   });
 
   it('counts a response slower than the timeout as a failure, then retries', async () => {
-    receiver.answer = (_request, index) => (index === 0 ? { delayMs: 2600 } : {});
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = (_request, index) => (index === 0 ? { delayMs: 2600 } : {});
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first, second] = await waitForDeliveries(client, workspaceId, endpoint.id, 2);
     expect(first.success).to.equal(false);
     expect(first.error).to.match(/^timeout/);
@@ -128,32 +145,27 @@ describe('outbound webhooks', () => {
   });
 
   it('does not follow redirects: a 302 is a failed attempt and the Location is never requested', async () => {
-    receiver.answer = (_request, index) =>
-      index === 0 ? { status: 302, headers: { location: `${receiver.url}/moved` } } : {};
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = (_request, index) =>
+      index === 0 ? { status: 302, headers: { location: `${receiver().url}/moved` } } : {};
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first] = await waitForDeliveries(client, workspaceId, endpoint.id, 2);
     expect(first.success).to.equal(false);
     expect(first.error).to.match(/^redirect not followed: 302/);
-    expect(receiver.requests.map((request) => request.path)).to.deep.equal(['/hooks', '/hooks']);
+    expect(receiver().requests.map((request) => request.path)).to.deep.equal(['/hooks', '/hooks']);
   });
 
   it('honours Retry-After when it asks for longer than the schedule', async () => {
-    receiver.answer = (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : {});
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = (_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : {};
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     await waitForDeliveries(client, workspaceId, endpoint.id, 2);
-    const [one, two] = receiver.requests;
+    const [one, two] = receiver().requests;
     expect(two.at - one.at).to.be.at.least(1900);
   });
 
   it('disables the endpoint on 410 Gone and says why', async () => {
-    receiver.answer = () => ({ status: 410 });
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = () => ({ status: 410 });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [record] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
     expect(record.error).to.contain('HTTP 410').and.contain('410 Gone');
     const [listed] = (await client.get(webhooksPath(workspaceId))).body;
@@ -165,15 +177,14 @@ describe('outbound webhooks', () => {
   });
 
   it('disables an endpoint that has only failed for WEBHOOK_DISABLE_AFTER_DAYS, with the reason', async () => {
-    receiver.answer = () => ({ status: 500 });
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    // Five days of failures, compressed: the streak started six days ago.
-    await testDb().query(sql.unsafe`
-      update webhook_endpoints set failing_since = now() - interval '6 days' where id = ${endpoint.id}`);
+    receiver().answer = () => ({ status: 500 });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
+    await backdateFailureStreak(endpoint.id);
     await createContact(client, workspaceId);
     const [record] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
-    expect(record.error).to.match(/^HTTP 500; Disabled: every delivery failed since .* \(5 days or more\)\.$/);
+    expect(record.error).to.match(
+      /^HTTP 500; Disabled: every delivery failed since .* \(5 days or more\)\.$/,
+    );
     const [listed] = (await client.get(webhooksPath(workspaceId))).body;
     expect(listed).to.include({ active: false });
     expect(listed.disabledReason).to.match(/^Disabled: every delivery failed since/);
@@ -181,10 +192,8 @@ describe('outbound webhooks', () => {
   });
 
   it('a success ends a failure streak, so an old streak does not disable the endpoint', async () => {
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await testDb().query(sql.unsafe`
-      update webhook_endpoints set failing_since = now() - interval '6 days' where id = ${endpoint.id}`);
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
+    await backdateFailureStreak(endpoint.id);
     await createContact(client, workspaceId);
     await waitForDeliveries(client, workspaceId, endpoint.id, 1);
     const streak = await testDb().oneFirst(sql.type(z.object({ f: z.string().nullable() }))`
@@ -194,16 +203,14 @@ describe('outbound webhooks', () => {
   });
 
   it('records queued attempts as skipped when deactivated, and resumes when reactivated', async () => {
-    receiver.answer = (_request, index) => (index === 0 ? { status: 500 } : {});
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    await createContact(client, workspaceId);
+    receiver().answer = (_request, index) => (index === 0 ? { status: 500 } : {});
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     await waitForDeliveries(client, workspaceId, endpoint.id, 1);
     const path = `${webhooksPath(workspaceId)}/${endpoint.id}`;
     expect((await client.patch(path, { active: false })).status).to.equal(200);
     const [, skipped] = await waitForDeliveries(client, workspaceId, endpoint.id, 2);
     expect(skipped).to.include({ success: false, error: 'skipped: endpoint disabled', attempt: 2 });
-    expect(receiver.requests).to.have.length(1);
+    expect(receiver().requests).to.have.length(1);
 
     expect((await client.patch(path, { active: true })).status).to.equal(200);
     await createContact(client, workspaceId);
@@ -212,12 +219,11 @@ describe('outbound webhooks', () => {
   });
 
   it('signs with both secrets for a day after a rotation', async () => {
-    const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
     const rotated = await client.post(`${webhooksPath(workspaceId)}/${endpoint.id}/rotate-secret`);
     await createContact(client, workspaceId);
     await waitForDeliveries(client, workspaceId, endpoint.id, 1);
-    const [request] = receiver.requests;
+    const [request] = receiver().requests;
     const headers = request.headers as Record<string, string>;
     expect(headers['webhook-signature'].split(' ')).to.have.length(2);
     expect(() => new Webhook(endpoint.secret).verify(request.body, headers)).to.not.throw();

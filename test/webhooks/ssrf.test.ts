@@ -9,7 +9,12 @@ import { ValidationError } from '../../src/http/errors.ts';
 import { sendNow } from '../../src/webhooks/replay.ts';
 import { sendAttempt } from '../../src/webhooks/sender.ts';
 import { checkUrlAllowed } from '../../src/webhooks/service.ts';
-import { createDeliveryHttp, type DeliveryHttp, guardedLookup, isPublicAddress } from '../../src/webhooks/ssrf.ts';
+import {
+  createDeliveryHttp,
+  type DeliveryHttp,
+  guardedLookup,
+  isPublicAddress,
+} from '../../src/webhooks/ssrf.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
@@ -19,9 +24,13 @@ const SEND = { timeoutMs: 2000, userAgent: 'test' };
 
 /** A resolver standing in for DNS: these names resolve to these addresses. */
 function fakeDns(table: Record<string, string[]>) {
-  return (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+  return (
+    hostname: string,
+    callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) => {
     const addresses = table[hostname];
-    if (!addresses) return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    if (!addresses)
+      return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
     callback(
       null,
       addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
@@ -30,7 +39,14 @@ function fakeDns(table: Record<string, string[]>) {
 }
 
 function attempt(url: string) {
-  return { attemptId: 'dlv_test', messageId: 'msg_test', event: 'ping', body: '{}', url, secrets: ['whsec_dGVzdA=='] };
+  return {
+    attemptId: 'dlv_test',
+    messageId: 'msg_test',
+    event: 'ping',
+    body: '{}',
+    url,
+    secrets: ['whsec_dGVzdA=='],
+  };
 }
 
 const LOOPBACK = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
@@ -62,9 +78,25 @@ describe('SSRF protection', () => {
 
   it('treats only public unicast addresses as public', () => {
     const refused = [
-      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-      '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:8.8.8.8',
-      '64:ff9b::a00:1', '2002:a00:1::1', '2001::1', 'not an address',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:8.8.8.8',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001::1',
+      'not an address',
     ];
     for (const address of refused) expect(isPublicAddress(address), address).to.equal(false);
     for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111'])
@@ -83,7 +115,9 @@ describe('SSRF protection', () => {
     ['localhost through the system resolver', (port: number) => `http://localhost:${port}/hooks`],
   ] as const) {
     it(`refuses ${label}: a failed attempt saying "blocked: private address"`, async () => {
-      const http = label.includes('system resolver') ? createDeliveryHttp({ allowPrivate: false, timeoutMs: 2000 }) : guarded;
+      const http = label.includes('system resolver')
+        ? createDeliveryHttp({ allowPrivate: false, timeoutMs: 2000 })
+        : guarded;
       const result = await sendAttempt(http, attempt(url(receiver.port)), SEND);
       if (http !== guarded) await http.agent.close();
       expect(result.success).to.equal(false);
@@ -103,19 +137,26 @@ describe('SSRF protection', () => {
   it('passes public addresses through the lookup in both single and all modes', async () => {
     const lookup = guardedLookup(fakeDns({ 'public.test': ['93.184.216.34', '2606:4700:4700::1111'] }));
     const single = await new Promise<string>((resolve, reject) =>
-      lookup('public.test', { family: 4 }, (error, address) => (error ? reject(error) : resolve(address as string))),
+      lookup('public.test', { family: 4 }, (error, address) =>
+        error ? reject(error) : resolve(address as string),
+      ),
     );
     expect(single).to.equal('93.184.216.34');
     const all = await new Promise<unknown>((resolve, reject) =>
-      lookup('public.test', { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+      lookup('public.test', { all: true }, (error, addresses) =>
+        error ? reject(error) : resolve(addresses),
+      ),
     );
     expect(all).to.have.length(2);
   });
 
   it('records a blocked attempt as a failed delivery when the deployment forbids private targets', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
-    const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url, events: ['contact.created'] });
-    const messageId = 'msg_ssrf_' + Date.now().toString(36);
+    const endpoint = await createEndpoint(client, workspaceId, {
+      url: receiver.url,
+      events: ['contact.created'],
+    });
+    const messageId = `msg_ssrf_${Date.now().toString(36)}`;
     await testDb().query(sql.unsafe`
       insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
       values (${workspaceId}, ${messageId}, ${endpoint.id}, 'ping', '{}')`);
@@ -134,6 +175,8 @@ describe('SSRF protection', () => {
     expect(() => checkUrlAllowed(strict, 'https://[::1]/hooks')).to.throw(ValidationError);
     expect(() => checkUrlAllowed(strict, 'http://example.com/hooks')).to.throw(ValidationError);
     expect(() => checkUrlAllowed(strict, 'https://example.com/hooks')).to.not.throw();
-    expect(() => checkUrlAllowed({ ...strict, webhookAllowHttp: true }, 'http://example.com/x')).to.not.throw();
+    expect(() =>
+      checkUrlAllowed({ ...strict, webhookAllowHttp: true }, 'http://example.com/x'),
+    ).to.not.throw();
   });
 });

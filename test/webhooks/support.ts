@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Client } from '../support/client.ts';
-import { eventually } from '../support/factories.ts';
+import { eventually, workspaceWithAdmin } from '../support/factories.ts';
 
 export type Received = { headers: IncomingHttpHeaders; body: string; path: string; at: number };
 export type Answer = { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number };
@@ -25,7 +25,12 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({})): Pr
     const chunks: Buffer[] = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '', at: Date.now() };
+      const received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        path: req.url ?? '',
+        at: Date.now(),
+      };
       const index = requests.push(received) - 1;
       const reply = receiver.answer(received, index);
       const send = () => {
@@ -48,19 +53,52 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({})): Pr
   return receiver;
 }
 
+/** A fresh receiver for each test of the enclosing suite, closed after it. */
+export function useReceiver(): () => Receiver {
+  let current: Receiver | undefined;
+  beforeEach(async () => {
+    current = await startReceiver();
+  });
+  afterEach(async () => {
+    await current?.close();
+  });
+  return () => current as Receiver;
+}
+
 export const webhooksPath = (workspaceId: string) => `/api/workspaces/${workspaceId}/webhooks`;
 
 export async function createEndpoint(admin: Client, workspaceId: string, body: Record<string, unknown>) {
   const created = await admin.post(webhooksPath(workspaceId), body);
   expect(created.status, created.text).to.equal(201);
-  return created.body as { id: string; secret: string; url: string | null; events: string[]; active: boolean };
+  return created.body as {
+    id: string;
+    secret: string;
+    url: string | null;
+    events: string[];
+    active: boolean;
+  };
 }
 
 /** Creates a contact through the API: one `contact.created` event. */
-export async function createContact(admin: Client, workspaceId: string, email = `c${Math.random()}@example.com`) {
+export async function createContact(
+  admin: Client,
+  workspaceId: string,
+  email = `c${Math.random()}@example.com`,
+) {
   const created = await admin.post(`/api/workspaces/${workspaceId}/contacts`, { email, firstName: 'Ada' });
   expect(created.status, created.text).to.equal(201);
   return created.body as { id: string; email: string };
+}
+
+/**
+ * A new workspace whose one endpoint, on `url`, subscribes to contact.created; then `contacts`
+ * contacts are created through the API, one event each.
+ */
+export async function subscribedWorkspace(url: string, contacts = 1) {
+  const { client, workspaceId } = await workspaceWithAdmin();
+  const endpoint = await createEndpoint(client, workspaceId, { url, events: ['contact.created'] });
+  for (let i = 0; i < contacts; i++) await createContact(client, workspaceId);
+  return { client, workspaceId, endpoint };
 }
 
 export type DeliveryRecord = {
@@ -87,7 +125,12 @@ export async function deliveries(admin: Client, workspaceId: string, query = '')
 }
 
 /** Waits until the endpoint has at least `count` delivery records; returns them oldest first. */
-export async function waitForDeliveries(admin: Client, workspaceId: string, endpointId: string, count: number) {
+export async function waitForDeliveries(
+  admin: Client,
+  workspaceId: string,
+  endpointId: string,
+  count: number,
+) {
   return eventually(async () => {
     const found = await deliveries(admin, workspaceId, `&endpointId=${endpointId}`);
     return found.length >= count ? found.reverse() : null;

@@ -1,0 +1,54 @@
+// What the ingest pipeline reads of the workspace's configuration, in one statement at its start
+// (each stage used to read its own, a round-trip apiece): the segments it may re-evaluate, the
+// active campaigns with a trigger and the active scoring rules for the request's event types.
+import { z } from 'zod';
+import { TriggeredCampaignRow } from '../campaigns/enrollQueries.ts';
+import { type Db, sql } from '../db/pool.ts';
+import { ActiveRuleRow } from '../scoring/applyQueries.ts';
+import type { Rule } from '../segments/rules.ts';
+
+const SegmentDefinition = z.object({
+  id: z.string(),
+  rules: z.custom<Rule>(),
+  depends_on_event_types: z.array(z.string()),
+  depends_on_score: z.boolean(),
+});
+export type SegmentDefinition = z.infer<typeof SegmentDefinition>;
+
+const Definitions = z.object({
+  segments: z.array(SegmentDefinition),
+  campaigns: z.array(TriggeredCampaignRow),
+  scoring_rules: z.array(ActiveRuleRow),
+});
+export type Definitions = z.infer<typeof Definitions>;
+
+/**
+ * Segments: every one when `allSegments` (new contacts), else those reading these event types or
+ * the lead score; ordered by id. Campaigns: active, triggered by these event types or by any
+ * segment entry; by id. Scoring rules: active, for these event types; by creation.
+ */
+export async function loadDefinitions(
+  db: Db,
+  workspaceId: string,
+  eventTypes: string[],
+  allSegments: boolean,
+): Promise<Definitions> {
+  const types = sql.array(eventTypes, 'text');
+  return db.one(sql.prepared('ingest.definitions', Definitions)`
+    select
+      (select coalesce(json_agg(s order by s.id), '[]') from (
+        select id, rules, depends_on_event_types, depends_on_score from segments
+        where workspace_id = ${workspaceId}
+          and (${allSegments} or depends_on_event_types && ${types} or depends_on_score)
+      ) s) as segments,
+      (select coalesce(json_agg(c order by c.id), '[]') from (
+        select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
+        where workspace_id = ${workspaceId} and status = 'active'
+          and (trigger_event_type = any(${types}) or trigger_segment_id is not null)
+      ) c) as campaigns,
+      (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
+        select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
+        where workspace_id = ${workspaceId} and active and event_type = any(${types})
+      ) r) as scoring_rules
+  `);
+}
