@@ -27,17 +27,41 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
 }
 
+// The measured app runs as production does: outside production every response is also checked
+// against its schema, which is test tooling, not the service's cost. Production's session cookie
+// is Secure, so the workspace is set up (signed in over plain HTTP) by a development child first.
+const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  SESSION_SECRET: 'bench-session-secret-of-at-least-32-characters',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+};
+
 async function startChild(
-  kind: 'app' | 'baseline',
+  kind: 'setup' | 'app' | 'baseline',
   databaseUrl: string,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const script = path.join(path.dirname(SELF), kind === 'app' ? 'ingestApp.ts' : 'ingestBaseline.ts');
-  const child = fork(script, [], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+  const script = path.join(path.dirname(SELF), kind === 'baseline' ? 'ingestBaseline.ts' : 'ingestApp.ts');
+  const production = kind === 'app' ? PRODUCTION_ENV : {};
+  const env = { ...process.env, ...production, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+  const child = fork(script, [], { env, execArgv: childExecArgv(kind) });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** BENCH_CPU_PROF=dir writes a V8 CPU profile of the app child there (node --cpu-prof). */
+function childExecArgv(kind: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir && kind === 'app' ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 /** `concurrency` loops, each sending one request after another until the time is up. */
@@ -114,30 +138,40 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     await migrateAll(database.url);
+    const setupChild = await startChild('setup', database.url);
+    const setup = await setUpWorkspace(setupChild.url);
+    await stopChild(setupChild.child);
     const app = await startChild('app', database.url);
     children.push(app.child);
-    const setup = await setUpWorkspace(app.url);
     const baseline = await startChild('baseline', database.url);
     children.push(baseline.child);
     console.log(`${SECONDS} s per run, ${CONNECTIONS} connections; workspace: ${setup.summary}`);
-    const base = line(
-      'baseline: express + pg, 1 INSERT',
-      await load(baseline.url, CONNECTIONS, singleEvent(setup, false)),
-    );
-    const single = line(
-      'POST …/events (API key)',
-      await load(app.url, CONNECTIONS, singleEvent(setup, true)),
-    );
-    const batched = line(
-      `POST …/events/batch (${BATCH_SIZE}/request)`,
-      await load(app.url, BATCH_CONCURRENCY, batch(setup)),
-    );
+    // BENCH_ONLY=batch (or single) skips the other runs, for profiling one of them.
+    const only = process.env.BENCH_ONLY;
+    const base =
+      only === undefined
+        ? line(
+            'baseline: express + pg, 1 INSERT',
+            await load(baseline.url, CONNECTIONS, singleEvent(setup, false)),
+          )
+        : Number.NaN;
+    const single =
+      only !== 'batch'
+        ? line('POST …/events (API key)', await load(app.url, CONNECTIONS, singleEvent(setup, true)))
+        : Number.NaN;
+    const batched =
+      only !== 'single'
+        ? line(
+            `POST …/events/batch (${BATCH_SIZE}/request)`,
+            await load(app.url, BATCH_CONCURRENCY, batch(setup)),
+          )
+        : Number.NaN;
     console.log(`single / baseline = ${(single / base).toFixed(2)} (target ≥ 0.5)`);
     console.log(
       `batch = ${batched.toFixed(0)} events/s (target ≥ 20,000); batch / baseline = ${(batched / base).toFixed(1)}`,
     );
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map(stopChild));
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

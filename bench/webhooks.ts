@@ -77,137 +77,153 @@ function startReceiver(): Promise<{
   });
 }
 
-async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-webhooks-'));
+/** The service's modules, imported only once the environment is set (configuration reads it). */
+async function loadService() {
   Object.assign(process.env, {
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', // the receiver is on 127.0.0.1
     WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY ?? '64',
   });
-  const { freePort, startEmbeddedDatabase } = await import('../src/db/embedded.ts');
+  return {
+    embedded: await import('../src/db/embedded.ts'),
+    config: (await import('../src/config.ts')).config,
+    runtime: await import('../src/runtime.ts'),
+    sql: (await import('../src/db/pool.ts')).sql,
+    emitMany: (await import('../src/outbox/emit.ts')).emitMany,
+    createEndpoint: (await import('../src/webhooks/service.ts')).createEndpoint,
+    startDispatcher: (await import('../src/webhooks/dispatcher.ts')).startDispatcher,
+  };
+}
+
+type Service = Awaited<ReturnType<typeof loadService>>;
+type Bench = Awaited<ReturnType<typeof setUp>>;
+
+/** A database, a workspace with two endpoints on the receiver, and the dispatcher running. */
+async function setUp(service: Service) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-webhooks-'));
+  const { freePort, startEmbeddedDatabase } = service.embedded;
   const database = process.env.BENCH_DATABASE_URL
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  // Imported only now, so that configuration is parsed from the environment set above.
-  const { config } = await import('../src/config.ts');
-  const runtime = await import('../src/runtime.ts');
-  const { sql } = await import('../src/db/pool.ts');
-  const { emitMany } = await import('../src/outbox/emit.ts');
-  const { createEndpoint } = await import('../src/webhooks/service.ts');
-  const { startDispatcher } = await import('../src/webhooks/dispatcher.ts');
-
-  await runtime.migrateAll(database.url);
-  const context = await runtime.createContext(config(), database.url, 'worker');
+  await service.runtime.migrateAll(database.url);
+  const context = await service.runtime.createContext(service.config(), database.url, 'worker');
   const receiver = await startReceiver();
   const url = `http://127.0.0.1:${receiver.port}/hooks`;
   const workspaceId = `ws_bench_${Date.now()}`;
-  await context.db.query(sql.unsafe`insert into workspaces (id, name) values (${workspaceId}, 'Bench')`);
-  for (const name of ['first', 'second'])
-    await createEndpoint(context.db, context.config, workspaceId, {
-      name,
-      url,
-      direction: 'OUTBOUND',
-      active: true,
-      signed: true,
-    });
-  const dispatcher = await startDispatcher(context);
-  const concurrency = context.config.WEBHOOK_CONCURRENCY;
+  await context.db.query(
+    service.sql.unsafe`insert into workspaces (id, name) values (${workspaceId}, 'Bench')`,
+  );
+  for (const name of ['first', 'second']) {
+    const input = { name, url, direction: 'OUTBOUND', active: true, signed: true } as const;
+    await service.createEndpoint(context.db, context.config, workspaceId, input);
+  }
+  const dispatcher = await service.startDispatcher(context);
+  const tearDown = async () => {
+    await dispatcher.stop();
+    await receiver.worker.terminate();
+    await service.runtime.closeContext(context);
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { service, context, receiver, url, workspaceId, tearDown };
+}
 
-  const event = (n: number) => ({
-    workspaceId,
+function event(bench: Bench, n: number) {
+  return {
+    workspaceId: bench.workspaceId,
     type: 'contact.created' as const,
     data: { contactId: `ct_${n}`, n },
-  });
-  const settled = async () => {
-    // The next run starts once the previous one's bookkeeping is done, so they do not overlap.
-    while ((await context.db.oneFirst(sql.unsafe`select count(*)::int from webhook_attempts`)) !== 0)
-      await new Promise((resolve) => setTimeout(resolve, 50));
   };
+}
 
-  const burst = async (): Promise<Run> => {
-    const done = receiver.collect(EVENTS * 2);
-    const started = now();
-    await context.db.transaction((tx) =>
-      emitMany(
-        tx,
-        Array.from({ length: EVENTS }, (_, n) => event(n)),
-      ),
-    );
-    const committed = now();
-    const receipts = await done;
-    await settled();
-    return {
-      seconds: (Math.max(...receipts.times) - started) / 1000,
-      latency: receipts.times.map((at) => at - committed),
-    };
+/** Waits until the previous run's bookkeeping is done, so runs do not overlap. */
+async function settled(bench: Bench) {
+  const { sql } = bench.service;
+  while ((await bench.context.db.oneFirst(sql.unsafe`select count(*)::int from webhook_attempts`)) !== 0)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** EVENTS events committed at once; latency from that commit to each receipt. */
+async function burst(bench: Bench): Promise<Run> {
+  const done = bench.receiver.collect(EVENTS * 2);
+  const started = now();
+  const events = Array.from({ length: EVENTS }, (_, n) => event(bench, n));
+  await bench.context.db.transaction((tx) => bench.service.emitMany(tx, events));
+  const committed = now();
+  const receipts = await done;
+  await settled(bench);
+  return {
+    seconds: (Math.max(...receipts.times) - started) / 1000,
+    latency: receipts.times.map((at) => at - committed),
   };
+}
 
-  const baseline = async (): Promise<Run> => {
-    const done = receiver.collect(EVENTS * 2);
-    const bodies = Array.from({ length: EVENTS * 2 }, (_, n) =>
-      JSON.stringify({
-        event: 'contact.created',
-        timestamp: new Date().toISOString(),
-        data: { contactId: `ct_${n}`, n },
-      }),
-    );
-    const latency: number[] = [];
-    let next = 0;
-    const loop = async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const started = now();
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        });
-        await response.text();
-        latency.push(now() - started);
-      }
-    };
-    const started = now();
-    await Promise.all(Array.from({ length: concurrency }, loop));
-    await done;
-    return { seconds: (now() - started) / 1000, latency };
-  };
-
-  // RATE events/s in transactions of PACED_BATCH; latency from each one's commit to its receipt.
-  const paced = async (): Promise<Run> => {
-    const done = receiver.collect(EVENTS * 2);
-    const committedAt = new Float64Array(EVENTS);
-    const started = now();
-    for (let sent = 0; sent < EVENTS; sent += PACED_BATCH) {
-      const due = started + (sent / RATE) * 1000;
-      if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
-      const batch = Array.from({ length: Math.min(PACED_BATCH, EVENTS - sent) }, (_, i) => event(sent + i));
-      await context.db.transaction((tx) => emitMany(tx, batch));
-      committedAt.fill(now(), sent, sent + batch.length);
+/** The same number of plain fetch POSTs of the same bodies, as many in flight as the dispatcher. */
+async function baseline(bench: Bench): Promise<Run> {
+  const done = bench.receiver.collect(EVENTS * 2);
+  const bodies = Array.from({ length: EVENTS * 2 }, (_, n) =>
+    JSON.stringify({
+      event: 'contact.created',
+      timestamp: new Date().toISOString(),
+      data: { contactId: `ct_${n}`, n },
+    }),
+  );
+  const latency: number[] = [];
+  let next = 0;
+  const loop = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const started = now();
+      const response = await fetch(bench.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      await response.text();
+      latency.push(now() - started);
     }
-    const receipts = await done;
-    await settled();
-    return {
-      seconds: (Math.max(...receipts.times) - started) / 1000,
-      latency: receipts.ns.map((n, i) => receipts.times[i] - committedAt[n]),
-    };
   };
+  const started = now();
+  await Promise.all(Array.from({ length: bench.context.config.WEBHOOK_CONCURRENCY }, loop));
+  await done;
+  return { seconds: (now() - started) / 1000, latency };
+}
 
+/** RATE events/s in transactions of PACED_BATCH; latency from each one's commit to its receipt. */
+async function paced(bench: Bench): Promise<Run> {
+  const done = bench.receiver.collect(EVENTS * 2);
+  const committedAt = new Float64Array(EVENTS);
+  const started = now();
+  for (let sent = 0; sent < EVENTS; sent += PACED_BATCH) {
+    const due = started + (sent / RATE) * 1000;
+    if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
+    const batch = Array.from({ length: Math.min(PACED_BATCH, EVENTS - sent) }, (_, i) =>
+      event(bench, sent + i),
+    );
+    await bench.context.db.transaction((tx) => bench.service.emitMany(tx, batch));
+    committedAt.fill(now(), sent, sent + batch.length);
+  }
+  const receipts = await done;
+  await settled(bench);
+  return {
+    seconds: (Math.max(...receipts.times) - started) / 1000,
+    latency: receipts.ns.map((n, i) => receipts.times[i] - committedAt[n]),
+  };
+}
+
+async function main() {
+  const bench = await setUp(await loadService());
   // Other work on the machine comes and goes: alternate the two throughput runs, keep each best.
   const bursts: Run[] = [];
   const baselines: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    baselines.push(await baseline());
-    bursts.push(await burst());
+    baselines.push(await baseline(bench));
+    bursts.push(await burst(bench));
   }
-  const pacedRun = await paced();
-
-  await dispatcher.stop();
-  await receiver.worker.terminate();
-  await runtime.closeContext(context);
-  await database.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  report(concurrency, best(bursts), best(baselines), pacedRun);
+  const pacedRun = await paced(bench);
+  await bench.tearDown();
+  report(bench.context.config.WEBHOOK_CONCURRENCY, best(bursts), best(baselines), pacedRun);
 }
 
 type Run = { seconds: number; latency: number[] };

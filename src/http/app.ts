@@ -1,7 +1,13 @@
 // Assembles the Express application: request ids and logs, content-type and cross-site checks,
 // JSON parsing, sessions, every feature's routes, pages, and problem+json for everything else.
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { redactUrl } from '../log.ts';
 import type { AppContext } from './context.ts';
 import {
@@ -47,6 +53,22 @@ function hasBody(req: Request): boolean {
 
 function usesApiKey(req: Request): boolean {
   return req.get('authorization') !== undefined || typeof req.query?.key === 'string';
+}
+
+/**
+ * Sessions only for requests that can use one. A request presenting an API key authenticates
+ * with it alone (principal.ts), so loading its session would be a store query for nothing.
+ * An empty `?key=` presents no key (the session decides). Pages and /api/auth keep sessions
+ * whatever the request carries: pages read them, and signing in and out is what they are for.
+ */
+function skipsSession(req: Request): boolean {
+  const key = req.query?.key;
+  const presentsKey = req.get('authorization') !== undefined || (key !== undefined && key !== '');
+  return presentsKey && req.path.startsWith('/api/') && !req.path.startsWith('/api/auth/');
+}
+
+function unlessApiKey(middleware: RequestHandler): RequestHandler {
+  return (req, res, next) => (skipsSession(req) ? next() : middleware(req, res, next));
 }
 
 /** JSON only; and a browser's cross-site request may not change anything (CSRF). */
@@ -131,7 +153,7 @@ export function createApp(context: AppContext) {
   app.use(requestIdAndLog(context));
 
   const sessions = createSessionMiddleware(context.config, context.databaseUrl);
-  app.use(sessions.middleware, enforceSessionLifetime(context.config));
+  app.use(unlessApiKey(sessions.middleware), enforceSessionLifetime(context.config));
 
   app.use(
     '/api',

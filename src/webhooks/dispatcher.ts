@@ -14,8 +14,8 @@ import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
 import { type ClaimedAttempt, claimAttempts, nextDueAt, releaseAttempts } from './dispatchQueries.ts';
 import { fanOutBatch } from './fanOut.ts';
-import { listen } from './listener.ts';
-import { createDeliveryHttp } from './ssrf.ts';
+import { type Listener, listen } from './listener.ts';
+import { createDeliveryHttp, type DeliveryHttp } from './ssrf.ts';
 
 const FAN_OUT_BATCH = 200;
 // Attempts held locally (sending or about to), as a multiple of the concurrency: deep enough that
@@ -57,154 +57,227 @@ function serialised(task: () => Promise<void>) {
   return trigger;
 }
 
-export async function startDispatcher(context: AppContext) {
-  const { db, config, log } = context;
-  const concurrency = config.WEBHOOK_CONCURRENCY;
-  const lease = leaseMs(config);
-  const http = createDeliveryHttp({
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-  });
-  const deps = {
-    http,
-    send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(context.version) },
-  };
-  const queue: ClaimedAttempt[] = [];
-  const inFlight = new Set<Promise<void>>();
-  const outcomes: Outcome[] = [];
-  // What may have work: events to fan out (NOTIFY from `emit`), attempts due (NOTIFY from a
-  // retry or replay, a due time reached, a full claim). Completions alone create neither, so the
-  // pumps they trigger cost no query unless one of these is set.
-  let outboxDirty = true;
-  let attemptsDirty = true;
-  let messagesPerEvent = 1;
-  let stopping = false;
-  let wakeTimer: NodeJS.Timeout | undefined;
-  let wakeAt = Number.POSITIVE_INFINITY;
-  let flushTimer: NodeJS.Timeout | undefined;
+type Deps = { http: DeliveryHttp; send: { timeoutMs: number; userAgent: string } };
 
-  const wakeIn = (ms: number) => {
-    const at = Date.now() + Math.max(0, ms);
-    if (stopping || at >= wakeAt) return;
-    clearTimeout(wakeTimer);
-    wakeAt = at;
-    wakeTimer = setTimeout(() => {
-      wakeAt = Number.POSITIVE_INFINITY;
-      outboxDirty = attemptsDirty = true; // the poll also catches a NOTIFY lost while reconnecting
-      void pump();
-    }, ms);
-  };
+/** Buffers outcomes and records them in batches, one transaction at a time. */
+class OutcomeRecorder {
+  private readonly outcomes: Outcome[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private readonly context: AppContext;
+  private readonly onRetry: (inMs: number) => void;
+  readonly flush = serialised(() => this.drain());
 
-  const flush = serialised(async () => {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    while (outcomes.length > 0) {
-      const batch = outcomes.splice(0, FLUSH_BATCH);
+  constructor(context: AppContext, onRetry: (inMs: number) => void) {
+    this.context = context;
+    this.onRetry = onRetry;
+  }
+
+  add(outcome: Outcome): void {
+    this.outcomes.push(outcome);
+    if (this.outcomes.length >= FLUSH_BATCH) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.flush();
+  }
+
+  private async drain(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0, FLUSH_BATCH);
       try {
-        const retryInMs = await recordOutcomes(db, config, batch);
-        if (retryInMs !== null) wakeIn(retryInMs);
+        const retryInMs = await recordOutcomes(this.context.db, this.context.config, batch);
+        if (retryInMs !== null) this.onRetry(retryInMs);
       } catch (error) {
         // Unrecorded attempts keep their rows: once the lease runs out they are sent again.
-        log.error({ err: error, attempts: batch.length }, 'recording webhook outcomes failed');
-        if (stopping) return;
-        outcomes.unshift(...batch);
+        this.context.log.error({ err: error, attempts: batch.length }, 'recording webhook outcomes failed');
+        if (this.stopping) return;
+        this.outcomes.unshift(...batch);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
-  });
+  }
+}
 
-  const recorded = (outcome: Outcome) => {
-    outcomes.push(outcome);
-    if (outcomes.length >= FLUSH_BATCH) void flush();
-    else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
-  };
+class Dispatcher {
+  private readonly context: AppContext;
+  private readonly concurrency: number;
+  private readonly lease: number;
+  private readonly deps: Deps;
+  private readonly recorder: OutcomeRecorder;
+  private readonly queue: { attempt: ClaimedAttempt; leasedAt: number }[] = [];
+  /** How long a leased attempt may wait here and still be sent well inside its lease. */
+  private readonly maxWait: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  // What may have work: events to fan out (NOTIFY from `emit`), attempts due (NOTIFY from a
+  // retry, a due time reached, a full claim). Completions alone create neither, so the pumps
+  // they trigger cost no query unless one of these is set.
+  private outboxDirty = true;
+  private attemptsDirty = true;
+  private messagesPerEvent = 1;
+  private stopping = false;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
+  private listener: Listener | undefined;
+  private readonly pump = serialised(() => this.pumpUntilIdle());
 
-  const fill = () => {
-    while (!stopping && inFlight.size < concurrency && queue.length > 0) {
-      const attempt = queue.shift() as ClaimedAttempt;
-      const running: Promise<void> = performAttempt(deps, attempt)
-        .then(recorded)
-        .catch((error) => log.error({ err: error, attemptId: attempt.id }, 'webhook attempt crashed'))
-        .finally(() => {
-          inFlight.delete(running);
-          fill();
-          if (queue.length < 2 * concurrency) void pump();
-        });
-      inFlight.add(running);
+  constructor(context: AppContext) {
+    const { config } = context;
+    this.context = context;
+    this.concurrency = config.WEBHOOK_CONCURRENCY;
+    this.lease = leaseMs(config);
+    this.maxWait = Math.max(this.lease / 2, this.lease - config.WEBHOOK_TIMEOUT_MS - 5000);
+    const http = createDeliveryHttp({
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    });
+    this.deps = {
+      http,
+      send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(context.version) },
+    };
+    this.recorder = new OutcomeRecorder(context, (inMs) => this.wakeIn(inMs));
+  }
+
+  start(): void {
+    this.listener = listen({
+      databaseUrl: this.context.databaseUrl,
+      channels: [OUTBOX_CHANNEL, WEBHOOKS_CHANNEL],
+      log: this.context.log,
+      onNotify: (channel) => {
+        if (channel === OUTBOX_CHANNEL) this.outboxDirty = true;
+        else this.attemptsDirty = true;
+        void this.pump();
+      },
+      onConnect: () => this.wakeIn(0),
+    });
+    this.wakeIn(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.wakeTimer);
+    await this.listener?.close();
+    await this.pump(); // waits for a step in progress, which may still claim
+    const unstarted = this.queue.splice(0).map((entry) => entry.attempt.id);
+    await releaseAttempts(this.context.db, unstarted).catch((error) =>
+      this.context.log.warn({ err: error }, 'releasing webhook attempts failed'),
+    );
+    await Promise.allSettled([...this.inFlight]);
+    await this.recorder.close();
+    await this.deps.http.agent.close();
+  }
+
+  /** Pumps in `ms` (unless sooner already), looking at everything: also the fallback poll. */
+  private wakeIn(ms: number): void {
+    const at = Date.now() + Math.max(0, ms);
+    if (this.stopping || at >= this.wakeAt) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeAt = Number.POSITIVE_INFINITY;
+      this.outboxDirty = this.attemptsDirty = true; // also catches a NOTIFY lost while reconnecting
+      void this.pump();
+    }, ms);
+  }
+
+  private fill(): void {
+    const stale: string[] = [];
+    while (!this.stopping && this.inFlight.size < this.concurrency && this.queue.length > 0) {
+      const { attempt, leasedAt } = this.queue.shift() as (typeof this.queue)[number];
+      // Waited too long (a slow endpoint ahead of it): its lease could run out mid-send and
+      // another worker send it too. Hand it back instead; it is claimed again at once.
+      if (Date.now() - leasedAt > this.maxWait) stale.push(attempt.id);
+      else this.send(attempt);
     }
-  };
+    if (stale.length > 0) this.release(stale);
+  }
 
-  /** One round: fan out what there is room to send, then claim due attempts. True: go again. */
-  const step = async (): Promise<boolean> => {
-    let room = QUEUE_DEPTH * concurrency - inFlight.size - queue.length;
-    if (room <= 0) return false; // completions pump again once the queue runs low
-    let more = false;
-    if (outboxDirty) {
-      outboxDirty = false;
-      // Take about as many events as there is room to send their messages now, so first attempts
-      // come back leased and need no second claim; the ratio is learnt from the last batch.
-      const limit = Math.max(1, Math.min(FAN_OUT_BATCH, Math.floor(room / messagesPerEvent)));
-      const fanned = await fanOutBatch(db, limit, { count: room, ms: lease });
-      const messages = fanned.leased.length + fanned.queued;
-      if (fanned.events > 0) messagesPerEvent = Math.max(1, messages / fanned.events);
-      queue.push(...fanned.leased);
-      fill();
-      room -= fanned.leased.length;
-      if (fanned.events === limit) outboxDirty = more = true;
-      if (fanned.queued > 0) attemptsDirty = true;
-    }
-    if (room <= 0 || !attemptsDirty) return more;
-    attemptsDirty = false;
-    const claimed = await claimAttempts(db, { limit: room }, lease);
-    queue.push(...claimed);
-    fill();
+  private send(attempt: ClaimedAttempt): void {
+    const running: Promise<void> = performAttempt(this.deps, attempt)
+      .then((outcome) => this.recorder.add(outcome))
+      .catch((error) =>
+        this.context.log.error({ err: error, attemptId: attempt.id }, 'webhook attempt crashed'),
+      )
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.fill();
+        if (this.queue.length < 2 * this.concurrency) void this.pump();
+      });
+    this.inFlight.add(running);
+  }
+
+  private release(attemptIds: string[]): void {
+    releaseAttempts(this.context.db, attemptIds)
+      .then(() => {
+        this.attemptsDirty = true;
+        void this.pump();
+      })
+      .catch((error) => this.context.log.warn({ err: error }, 'releasing webhook attempts failed'));
+  }
+
+  private enqueue(attempts: readonly ClaimedAttempt[]): void {
+    const leasedAt = Date.now();
+    for (const attempt of attempts) this.queue.push({ attempt, leasedAt });
+    this.fill();
+  }
+
+  /**
+   * Fans out about as many events as there is room to send their messages now, so their first
+   * attempts come back leased and need no claim; the messages-per-event ratio is learnt.
+   * Returns how many attempts it leased.
+   */
+  private async fanOut(room: number): Promise<number> {
+    this.outboxDirty = false;
+    const limit = Math.max(1, Math.min(FAN_OUT_BATCH, Math.floor(room / this.messagesPerEvent)));
+    const fanned = await fanOutBatch(this.context.db, limit, { count: room, ms: this.lease });
+    const messages = fanned.leased.length + fanned.queued;
+    if (fanned.events > 0) this.messagesPerEvent = Math.max(1, messages / fanned.events);
+    this.enqueue(fanned.leased);
+    if (fanned.events === limit) this.outboxDirty = true;
+    if (fanned.queued > 0) this.attemptsDirty = true;
+    return fanned.leased.length;
+  }
+
+  /** Claims due attempts; when fewer than asked, sleeps until the next one is due. */
+  private async claimDue(room: number): Promise<void> {
+    this.attemptsDirty = false;
+    const claimed = await claimAttempts(this.context.db, { limit: room }, this.lease);
+    this.enqueue(claimed);
     if (claimed.length === room) {
-      attemptsDirty = true;
-      return true;
+      this.attemptsDirty = true;
+      return;
     }
-    const due = await nextDueAt(db);
-    wakeIn(Math.min(IDLE_POLL_MS, due ? Date.parse(due) - Date.now() : IDLE_POLL_MS));
-    return more;
-  };
+    const due = await nextDueAt(this.context.db);
+    this.wakeIn(Math.min(IDLE_POLL_MS, due ? Date.parse(due) - Date.now() : IDLE_POLL_MS));
+  }
 
-  const pump = serialised(async () => {
+  /** One round; true when there may be more to do and room to do it. */
+  private async step(): Promise<boolean> {
+    let room = QUEUE_DEPTH * this.concurrency - this.inFlight.size - this.queue.length;
+    if (room > 0 && this.outboxDirty) room -= await this.fanOut(room);
+    if (room > 0 && this.attemptsDirty) await this.claimDue(room);
+    // Without room, completions pump again once the local queue runs low.
+    return room > 0 && (this.outboxDirty || this.attemptsDirty);
+  }
+
+  private async pumpUntilIdle(): Promise<void> {
     try {
-      while (!stopping && (await step())) {}
+      while (!this.stopping && (await this.step())) {}
     } catch (error) {
-      log.error({ err: error }, 'webhook dispatcher step failed; retrying shortly');
-      outboxDirty = attemptsDirty = true;
-      wakeIn(1000);
+      this.context.log.error({ err: error }, 'webhook dispatcher step failed; retrying shortly');
+      this.wakeIn(1000);
     }
-  });
+  }
+}
 
-  const listener = listen({
-    databaseUrl: context.databaseUrl,
-    channels: [OUTBOX_CHANNEL, WEBHOOKS_CHANNEL],
-    log,
-    onNotify: (channel) => {
-      if (channel === OUTBOX_CHANNEL) outboxDirty = true;
-      else attemptsDirty = true;
-      void pump();
-    },
-    onConnect: () => {
-      outboxDirty = attemptsDirty = true;
-      void pump();
-    },
-  });
-
-  return {
-    stop: async () => {
-      stopping = true;
-      clearTimeout(wakeTimer);
-      await listener.close();
-      await pump(); // waits for a step in progress, which may still claim
-      const unstarted = queue.splice(0).map((attempt) => attempt.id);
-      await releaseAttempts(db, unstarted).catch((error) => log.warn({ err: error }, 'release failed'));
-      await Promise.allSettled([...inFlight]);
-      await flush();
-      await http.agent.close();
-    },
-  };
+export async function startDispatcher(context: AppContext) {
+  const dispatcher = new Dispatcher(context);
+  dispatcher.start();
+  return { stop: () => dispatcher.stop() };
 }
 
 export const webhookDispatcher: WorkerService = { name: 'webhooks.dispatcher', start: startDispatcher };

@@ -63,6 +63,10 @@ describe('webhook deliveries', () => {
     expectProblem(await client.get(`${path}?limit=0`), 400);
     expectProblem(await client.get(`${path}?page=0`), 400);
     expectProblem(await client.get(`${path}?page=abc`), 400);
+    expectProblem(await client.get(`${path}?page=1e20`), 400);
+    const far = await client.get(`${path}?page=9007199254740991`);
+    expect(far.status, far.text).to.equal(200);
+    expect(far.body.data).to.deep.equal([]);
     expectProblem(await client.get(`${path}?success=yes`), 400);
     expectProblem(await client.get(`${path}?colour=red`), 400);
   });
