@@ -15,14 +15,12 @@ app.post('/api/workspaces/:workspaceId/events', async (req, res) => {
     'insert into events (workspace_id, id, type, metadata) values ($1, $2, $3, $4) returning id, occurred_at',
     [req.params.workspaceId, `evt_${randomUUID()}`, req.body.type, req.body.metadata ?? {}],
   );
-  res
-    .status(201)
-    .json({
-      id: rows[0].id,
-      type: req.body.type,
-      metadata: req.body.metadata ?? {},
-      timestamp: rows[0].occurred_at,
-    });
+  res.status(201).json({
+    id: rows[0].id,
+    type: req.body.type,
+    metadata: req.body.metadata ?? {},
+    timestamp: rows[0].occurred_at,
+  });
 });
 const server = app.listen(0, () => {
   const address = server.address();

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
+import { EventCounts } from './eventCounts.ts';
 import { findSegmentsDependingOn, type SegmentRules } from './queries.ts';
 import { compileSegmentRules, type DependencyField } from './rules.ts';
 
@@ -38,33 +39,58 @@ const toChange = (row: z.infer<typeof ChangeRow>): SegmentChange => ({
   change: row.change,
 });
 
+/** Each segment's verdict on each contact of `targets`, with every event condition counted once. */
+function evaluateTargets(workspaceId: string, segments: readonly SegmentRules[], ids: string[]) {
+  const counts = new EventCounts(workspaceId, ids);
+  const evaluated = segments.map((segment) => {
+    const used = new Set<string>();
+    const rules = compileSegmentRules(segment.rules, { workspaceId, eventCount: counts.counter(used) });
+    return sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
+      coalesce(${rules}, false) as matches
+    from targets c ${counts.joins(used)}`;
+  });
+  return sql.join(
+    [...counts.ctes(), sql.fragment`evaluated as (${sql.join(evaluated, sql.fragment` union all `)})`],
+    sql.fragment`, `,
+  );
+}
+
+// Everything is joined to `targets`, whose size the planner knows from the id array, rather than
+// to further copies of the array: an estimate of ten rows made it nest loops over thousands.
+// Only real changes are written: the current memberships of the targets (by the contact index)
+// are compared with the verdicts, and exits are deleted by the row ids read there, so neither the
+// insert nor the delete probes every unchanged pair, nor scans the table whatever its estimates.
 async function diffForContacts(
   tx: Tx,
   workspaceId: string,
   segments: readonly SegmentRules[],
-  ids: string[],
+  contactIds: string[],
 ) {
-  const evaluated = segments.map(
-    (segment) => sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
-      coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false) as matches
-    from targets c`,
-  );
-  // The contacts are found once, not once per segment: with a batch's thousand ids, each
-  // segment's own `id = any(…)` scan of the workspace cost more than its rules.
+  const segmentIds = segments.map((segment) => segment.id);
   return tx.any(sql.type(ChangeRow)`
     with targets as materialized (
-      select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')})
+      select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(contactIds, 'text')})
     ),
-    evaluated as (${sql.join(evaluated, sql.fragment` union all `)}),
+    ${evaluateTargets(workspaceId, segments, contactIds)},
+    current as (
+      select m.ctid as row_id, m.segment_id, m.contact_id
+      from targets t join segment_memberships m on m.contact_id = t.id
+      where m.segment_id = any(${sql.array(segmentIds, 'text')})
+    ),
+    changed as materialized (
+      select v.segment_id, v.contact_id, v.matches, m.row_id from evaluated v
+      left join current m on m.segment_id = v.segment_id and m.contact_id = v.contact_id
+      where v.matches <> (m.row_id is not null)
+    ),
     entered as (
       insert into segment_memberships (workspace_id, segment_id, contact_id)
-      select ${workspaceId}, segment_id, contact_id from evaluated where matches
+      select ${workspaceId}, segment_id, contact_id from changed where matches
       on conflict do nothing returning segment_id, contact_id
     ),
     exited as (
-      delete from segment_memberships m using evaluated v
-      where m.segment_id = v.segment_id and m.contact_id = v.contact_id and not v.matches
-      returning m.segment_id, m.contact_id
+      delete from segment_memberships
+      where ctid = any(array(select row_id from changed where not matches))
+      returning segment_id, contact_id
     )
     select segment_id, contact_id, 'entered' as change from entered
     union all select segment_id, contact_id, 'exited' as change from exited

@@ -1,8 +1,9 @@
 // The outbound webhook dispatcher, a long-running worker service. Why a table-driven scheduler
 // rather than a pg-boss job per delivery: see README "Webhooks". In short:
 // - NOTIFY on 'switchboard_outbox' (sent at commit by `emit`) wakes it within milliseconds;
-// - it fans events out in batches, claims due attempts in batches under a lease, keeps a local
-//   queue of up to 4 × concurrency and sends with bounded concurrency;
+// - it fans out as many events as it has room to send (their first attempts come back leased),
+//   claims due retries in batches under a lease, keeps a local queue of up to 4 × concurrency
+//   and sends with bounded concurrency;
 // - outcomes are recorded in batched transactions; an attempt row disappears only with its
 //   delivery record, so a killed worker's leased attempts simply fall due again (at-least-once);
 // - when idle it sleeps until the next attempt is due (index on due_at), polling as a fallback.

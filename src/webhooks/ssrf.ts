@@ -79,7 +79,7 @@ export function createDeliveryHttp(options: {
   return { agent, allowPrivate: options.allowPrivate };
 }
 
-/** Finds our refusal anywhere in an error's cause chain (fetch wraps connection errors). */
+/** Finds our refusal anywhere in an error's cause chain (undici may wrap connection errors). */
 export function blockedCause(error: unknown): BlockedAddressError | null {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {

@@ -1,8 +1,41 @@
 // Event conditions (count, within, where), lead score conditions and all/any/not nesting, and
 // that ingest keeps membership current before the API answers.
 import { expect } from 'chai';
+import { z } from 'zod';
+import { sql, type Tx } from '../../src/db/pool.ts';
+import { reevaluateSegments, type SegmentChange } from '../../src/segments/evaluate.ts';
+import { findSegmentsDependingOn } from '../../src/segments/queries.ts';
 import { createContact, track, workspace } from '../events/support.ts';
+import { server } from '../support/server.ts';
 import { createSegment, daysAgo, memberIds, membersOf, outgoingEvents, setLeadScore } from './helpers.ts';
+
+const Pair = z.object({ segment_id: z.string(), contact_id: z.string() });
+
+/** Memberships of these segments as sorted "segment contact" strings. */
+async function membershipPairs(segmentIds: string[]): Promise<string[]> {
+  const rows = await server().context.db.any(sql.type(Pair)`
+    select segment_id, contact_id from segment_memberships where segment_id = any(${sql.array(segmentIds, 'text')})
+  `);
+  return rows.map((row) => `${row.segment_id} ${row.contact_id}`).sort();
+}
+
+const pairsOf = (changes: SegmentChange[], change: SegmentChange['change']) =>
+  changes
+    .filter((item) => item.change === change)
+    .map((item) => `${item.segmentId} ${item.contactId}`)
+    .sort();
+
+/** Replaces the memberships of these segments by `pairs` ("segment contact" strings). */
+async function invertMemberships(tx: Tx, workspaceId: string, segmentIds: string[], pairs: string[]) {
+  await tx.query(sql.typeAlias('void')`
+    delete from segment_memberships where segment_id = any(${sql.array(segmentIds, 'text')})
+  `);
+  await tx.query(sql.typeAlias('void')`
+    insert into segment_memberships (workspace_id, segment_id, contact_id)
+    select ${workspaceId}, split_part(pair, ' ', 1), split_part(pair, ' ', 2)
+    from unnest(${sql.array(pairs, 'text')}) as pair
+  `);
+}
 
 describe('segments: event, lead score and nested conditions', () => {
   let ctx: Awaited<ReturnType<typeof workspace>>;
@@ -84,6 +117,33 @@ describe('segments: event, lead score and nested conditions', () => {
       expect(await members(rule)).to.deep.equal(expected);
     });
   }
+
+  it('re-evaluating known contacts, set-based as ingest does, agrees with every case above', async () => {
+    // The cases above were computed over the whole workspace, with a subquery per condition.
+    const db = server().context.db;
+    const on = { eventTypes: [], fields: [], score: false, all: true };
+    const segments = await findSegmentsDependingOn(db, ctx.workspaceId, on);
+    const segmentIds = segments.map((segment) => segment.id);
+    const contactIds = Object.values(ids);
+    const members = await membershipPairs(segmentIds);
+    const others = segmentIds
+      .flatMap((segmentId) => contactIds.map((contactId) => `${segmentId} ${contactId}`))
+      .filter((pair) => !members.includes(pair))
+      .sort();
+    const outcome = await db
+      .transaction(async (tx) => {
+        expect(await reevaluateSegments(tx, ctx.workspaceId, segments, contactIds)).to.deep.equal([]);
+        // Every membership inverted: each must come back as an entry or leave as an exit.
+        await invertMemberships(tx, ctx.workspaceId, segmentIds, others);
+        const changes = await reevaluateSegments(tx, ctx.workspaceId, segments, contactIds);
+        expect(pairsOf(changes, 'entered')).to.deep.equal(members);
+        expect(pairsOf(changes, 'exited')).to.deep.equal(others);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => error.message);
+    expect(outcome).to.equal('roll back');
+    expect(await membershipPairs(segmentIds)).to.deep.equal(members);
+  });
 
   it('an ingested event moves membership before the 201 and emits segment.entered', async () => {
     const segment = await createSegment(ctx.admin, ctx.base, {
