@@ -17,6 +17,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.ts';
+import { MALFORMED_JSON } from './malformedJson.ts';
 import { installPages } from './pages.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
@@ -145,6 +146,27 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
   });
 }
 
+/**
+ * Inbound webhook bodies are read raw and parsed here, not by express.json: a malformed body sent
+ * to a known endpoint is still a receipt to record (as a failed delivery), so it must reach the
+ * route instead of ending in the parser's 400. body-parser skips requests already read.
+ */
+const inboundWebhookBody: RequestHandler[] = [
+  (req, res, next) => (req.path.startsWith('/webhooks/inbound/') ? rawInbound(req, res, next) : next()),
+  (req, _res, next) => {
+    if (!req.path.startsWith('/webhooks/inbound/') || !Buffer.isBuffer(req.body)) return next();
+    req.rawBody = req.body;
+    try {
+      req.body = req.rawBody.length === 0 ? undefined : JSON.parse(req.rawBody.toString('utf8'));
+    } catch {
+      req.body = MALFORMED_JSON;
+    }
+    next();
+  },
+];
+
+const rawInbound = express.raw({ type: () => true, limit: BODY_LIMIT });
+
 export function createApp(context: AppContext) {
   const app = express();
   app.disable('x-powered-by');
@@ -158,6 +180,7 @@ export function createApp(context: AppContext) {
   app.use(
     '/api',
     requestGuards(context),
+    inboundWebhookBody,
     express.json({
       limit: BODY_LIMIT,
       type: ['application/json', 'application/*+json'],

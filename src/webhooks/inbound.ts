@@ -14,6 +14,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../http/errors.ts';
+import { MALFORMED_JSON } from '../http/malformedJson.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { findInboundReceipt, insertInboundDelivery } from './deliveryQueries.ts';
 import { type EndpointRow, findEndpointById } from './endpointQueries.ts';
@@ -75,6 +76,8 @@ function idempotencyKey(request: InboundRequest): string | null {
 }
 
 function parsePayload(endpoint: EndpointRow, body: unknown): InboundPayload {
+  if (body === MALFORMED_JSON)
+    throw new BadRequestError('The request body is not valid JSON.', 'malformed-json');
   const parsed = InboundPayloadSchema.safeParse(body);
   if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error.issues, 'body'));
   if (endpoint.events.length > 0 && !endpoint.events.includes(parsed.data.type)) {

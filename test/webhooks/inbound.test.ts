@@ -153,6 +153,21 @@ describe('inbound webhooks', () => {
     expect(records[0].error).to.contain('accepts only signup');
   });
 
+  it('records a malformed JSON body at a known endpoint as a failed receipt (400)', async () => {
+    const { client, workspaceId, endpoint } = await inboundSetup();
+    const body = '{"type": "signup",';
+    const problem = expectProblem(
+      await post(endpoint.id, body, { 'x-webhook-signature': hexOf(endpoint.secret, body) }),
+      400,
+    );
+    expect(problem.detail).to.contain('not valid JSON');
+    const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
+    expect(record).to.include({ direction: 'INBOUND', success: false, responseStatus: 400, event: null });
+    expect(record.error).to.contain('not valid JSON');
+    // Unknown endpoints still get 404, malformed body or not.
+    expectProblem(await post('whe_01JD0000000000000000000000', body), 404);
+  });
+
   it('answers 413 for bodies over 1 MB', async () => {
     const { endpoint } = await inboundSetup({ signed: false });
     const huge = JSON.stringify({ type: 'signup', metadata: { blob: 'x'.repeat(1_100_000) } });
