@@ -3,8 +3,9 @@
 // becomes one grouped aggregate over those contacts' events, shared by every segment that uses it,
 // where correlated subqueries cost one index probe and one subplan run per contact, per segment.
 // A contact without a row has no such event: its count is 0, which `lte`, `lt`, `eq: 0` and `not`
-// depend on. The counts are exact rather than capped, which reads a contact's whole history of
-// that type (bounded by `within` when given): the price of not probing per contact.
+// depend on. The counts are exact, not capped like the subqueries', so a contact's whole history of
+// that type is read (bounded by `within` when given); the planner chooses between probing the
+// contact index per target and one pass over the workspace's events of that type.
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../db/pool.ts';
 import { eventFilters } from './compile.ts';
@@ -17,10 +18,8 @@ export class EventCounts {
   readonly #aliases = new Map<string, { alias: string; event: EventCondition }>();
   readonly #workspaceId: string;
 
-  readonly #ids: string[];
-  constructor(workspaceId: string, ids: string[]) {
+  constructor(workspaceId: string) {
     this.#workspaceId = workspaceId;
-    this.#ids = ids;
   }
 
   /** A CompileContext.eventCount that also records, in `used`, the counts a rule joins. */
@@ -36,8 +35,8 @@ export class EventCounts {
   ctes(): Fragment[] {
     return [...this.#aliases.values()].map(
       ({ alias, event }) => sql.fragment`${sql.identifier([alias])} as materialized (
-        select e.contact_id, count(*) as n from events e
-        where e.contact_id = any(${sql.array(this.#ids, 'text')}) and ${eventFilters(event, this.#workspaceId)}
+        select e.contact_id, count(*) as n from targets t join events e on e.contact_id = t.id
+        where ${eventFilters(event, this.#workspaceId)}
         group by e.contact_id
       )`,
     );
