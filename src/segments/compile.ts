@@ -23,15 +23,7 @@ type Fragment = FragmentSqlToken;
 /** What a condition can read from its target: text, a number, the JSON value itself. */
 type Target = { text: Fragment; number: Fragment | null; json: Fragment | null; present: Fragment };
 
-export type CompileContext = {
-  workspaceId: string;
-  /**
-   * How many of contact `c`'s events meet an event condition's filters, as a non-null SQL
-   * integer. Given when the caller counts every distinct condition once for a whole set of
-   * contacts (eventCounts.ts); without it each condition is a correlated subquery on `c`.
-   */
-  eventCount?: (event: EventCondition) => Fragment;
-};
+export type CompileContext = { workspaceId: string };
 
 const NEGATIONS: Partial<Record<Op, Op>> = {
   neq: 'eq',
@@ -177,18 +169,12 @@ function bounds(value: Fragment, comparison: Comparison): Fragment {
   ) as Fragment;
 }
 
-/** The filters of an event condition over an events row `e`, all but its contact. */
-export function eventFilters(event: EventCondition, workspaceId: string): Fragment {
+function eventCondition(event: EventCondition, context: CompileContext): Fragment {
   const seconds = event.within ? durationSeconds(event.within) : null;
-  return sql.fragment`e.workspace_id = ${workspaceId} and e.type = ${event.event}
+  const filters = sql.fragment`e.workspace_id = ${context.workspaceId} and e.contact_id = c.id and e.type = ${event.event}
     ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
     and ${compileMetadataConditions(event.where ?? [], 'e')}`;
-}
-
-function eventCondition(event: EventCondition, context: CompileContext): Fragment {
   const count = event.count ?? { gte: 1 };
-  if (context.eventCount) return bounds(context.eventCount(event), count);
-  const filters = sql.fragment`e.contact_id = c.id and ${eventFilters(event, context.workspaceId)}`;
   const keys = Object.keys(count);
   if (keys.length === 1 && (count.gte === 1 || count.gt === 0)) {
     return sql.fragment`exists (select 1 from events e where ${filters})`;

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
-import { EventCounts } from './eventCounts.ts';
 import { findSegmentsDependingOn, type SegmentRules } from './queries.ts';
 import { compileSegmentRules, type DependencyField } from './rules.ts';
 
@@ -39,72 +38,32 @@ const toChange = (row: z.infer<typeof ChangeRow>): SegmentChange => ({
   change: row.change,
 });
 
-/**
- * Below this many contacts, event conditions stay correlated subqueries: for one or a few
- * contacts they probe as little and plan in a fraction of the time (a single event's ingest).
- */
-const SET_BASED_FROM = 20;
-
-/** Each segment's verdict on each contact of `targets`, with every event condition counted once. */
-function evaluateTargets(workspaceId: string, segments: readonly SegmentRules[], targets: number) {
-  const counts = targets >= SET_BASED_FROM ? new EventCounts(workspaceId) : null;
-  const evaluated = segments.map((segment) => {
-    const used = new Set<string>();
-    const eventCount = counts?.counter(used);
-    const rules = compileSegmentRules(segment.rules, { workspaceId, eventCount });
-    return sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
-      coalesce(${rules}, false) as matches
-    from targets c ${counts?.joins(used) ?? sql.fragment``}`;
-  });
-  return sql.join(
-    [
-      ...(counts?.ctes() ?? []),
-      sql.fragment`evaluated as (${sql.join(evaluated, sql.fragment` union all `)})`,
-    ],
-    sql.fragment`, `,
-  );
-}
-
-// The id array is bound once, in `targets`, and everything else joins to that: each further copy
-// of a thousand ids cost milliseconds of planning. Only real changes are written: the verdicts are
-// compared with the targets' current memberships, so neither the insert nor the delete probes
-// every unchanged pair. The exits reach the delete as arrays, whose few rows the planner expects,
-// so it deletes by primary key rather than hashing the whole table, as it did when it was joined
-// to every verdict.
 async function diffForContacts(
   tx: Tx,
   workspaceId: string,
   segments: readonly SegmentRules[],
-  contactIds: string[],
+  ids: string[],
 ) {
-  const segmentIds = segments.map((segment) => segment.id);
+  const evaluated = segments.map(
+    (segment) => sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
+      coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false) as matches
+    from targets c`,
+  );
+  // The contacts are found once, not once per segment: with a batch's thousand ids, each
+  // segment's own `id = any(…)` scan of the workspace cost more than its rules.
   return tx.any(sql.type(ChangeRow)`
     with targets as materialized (
-      select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(contactIds, 'text')})
+      select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')})
     ),
-    ${evaluateTargets(workspaceId, segments, contactIds.length)},
-    current as (
-      select m.segment_id, m.contact_id from targets t join segment_memberships m on m.contact_id = t.id
-      where m.segment_id = any(${sql.array(segmentIds, 'text')})
-    ),
-    changed as materialized (
-      select v.segment_id, v.contact_id, v.matches from evaluated v
-      left join current m on m.segment_id = v.segment_id and m.contact_id = v.contact_id
-      where v.matches <> (m.contact_id is not null)
-    ),
+    evaluated as (${sql.join(evaluated, sql.fragment` union all `)}),
     entered as (
       insert into segment_memberships (workspace_id, segment_id, contact_id)
-      select ${workspaceId}, segment_id, contact_id from changed where matches
+      select ${workspaceId}, segment_id, contact_id from evaluated where matches
       on conflict do nothing returning segment_id, contact_id
     ),
-    exits as (
-      select array_agg(segment_id) as segment_ids, array_agg(contact_id) as contact_ids
-      from changed where not matches
-    ),
     exited as (
-      delete from segment_memberships m
-      using exits, unnest(exits.segment_ids, exits.contact_ids) as gone (segment_id, contact_id)
-      where m.segment_id = gone.segment_id and m.contact_id = gone.contact_id
+      delete from segment_memberships m using evaluated v
+      where m.segment_id = v.segment_id and m.contact_id = v.contact_id and not v.matches
       returning m.segment_id, m.contact_id
     )
     select segment_id, contact_id, 'entered' as change from entered
