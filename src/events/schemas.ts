@@ -10,7 +10,7 @@ import {
   Phone,
   text,
 } from '../contacts/schemas.ts';
-import { Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { nullableRef, storableInstant, Timestamp, WorkspaceParams } from '../http/validation.ts';
 
 /** Clocks differ: a timestamp up to this far ahead of ours still counts as "now". */
 export const CLOCK_SKEW_MS = 60_000;
@@ -26,6 +26,7 @@ export const IdempotencyKey = text(255)
 
 const PastTimestamp = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+  .refine(...storableInstant)
   .refine((value) => Date.parse(value) <= Date.now() + CLOCK_SKEW_MS, 'must not be in the future')
   .openapi({ description: 'When it happened, for backfills (default: now). Past only.' });
 
@@ -81,7 +82,7 @@ export const EventSchema = z
     timestamp: Timestamp.openapi({
       description: 'When the event happened (the given timestamp, or receipt).',
     }),
-    contact: ContactSummarySchema.nullable(),
+    contact: nullableRef(ContactSummarySchema),
     sessionId: z.string().optional(),
     pageUrl: z.string().optional(),
     referrer: z.string().optional(),
@@ -105,6 +106,7 @@ export const ListEventsQuery = z.object({
     .openapi({ description: 'How many (default 50, maximum 200).' }),
   before: z.iso
     .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+    .refine(...storableInstant)
     .optional()
     .openapi({ description: "Only events older than this: pass the last event's timestamp to page back." }),
 });

@@ -23,7 +23,7 @@ import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
 import { allRoutes } from './routes.ts';
 import { createSessionMiddleware, enforceSessionLifetime } from './session.ts';
-import { findNulCharacter } from './validation.ts';
+import { findUnstorableText, NUL_MESSAGE } from './validation.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -72,6 +72,10 @@ function unlessApiKey(middleware: RequestHandler): RequestHandler {
   return (req, res, next) => (skipsSession(req) ? next() : middleware(req, res, next));
 }
 
+function unlessSafeMethod(middleware: RequestHandler): RequestHandler {
+  return (req, res, next) => (SAFE_METHODS.has(req.method) ? next() : middleware(req, res, next));
+}
+
 /** JSON only; and a browser's cross-site request may not change anything (CSRF). */
 function requestGuards(app: AppContext) {
   const publicOrigin = app.config.PUBLIC_URL ? new URL(app.config.PUBLIC_URL).origin : null;
@@ -99,20 +103,16 @@ function requestGuards(app: AppContext) {
   };
 }
 
-/** NUL characters cannot be stored by PostgreSQL: a 400 naming where it is, never a 500. */
-function refuseNulCharacters(req: Request, res: Response, next: NextFunction) {
+/** Text PostgreSQL cannot store (NUL, lone surrogates): a 400 naming where it is, never a 500. */
+function refuseUnstorableText(req: Request, res: Response, next: NextFunction) {
   const [pathPart, queryPart = ''] = req.originalUrl.split('?');
-  const where = /%00/i.test(pathPart)
-    ? 'path'
+  const found = /%00/i.test(pathPart)
+    ? { path: 'path', message: NUL_MESSAGE }
     : /%00/i.test(queryPart)
-      ? 'query'
-      : findNulCharacter(req.body, 'body');
-  if (!where) return next();
-  sendProblem(
-    res,
-    new ValidationError([{ path: where, message: 'must not contain NUL characters (\\u0000)' }]),
-    req.id,
-  );
+      ? { path: 'query', message: NUL_MESSAGE }
+      : findUnstorableText(req.body, 'body');
+  if (!found) return next();
+  sendProblem(res, new ValidationError([found]), req.id);
 }
 
 /** Static path segments before parameters, so /webhooks/deliveries wins over /webhooks/{id}. */
@@ -181,14 +181,18 @@ export function createApp(context: AppContext) {
     '/api',
     requestGuards(context),
     inboundWebhookBody,
-    express.json({
-      limit: BODY_LIMIT,
-      type: ['application/json', 'application/*+json'],
-      verify: (req, _res, buffer) => {
-        (req as Request).rawBody = buffer;
-      },
-    }),
-    refuseNulCharacters,
+    // A GET/HEAD/OPTIONS body means nothing: it is left unread, so it can neither fail to parse nor
+    // be too large (the document lists no 413 for a body on those).
+    unlessSafeMethod(
+      express.json({
+        limit: BODY_LIMIT,
+        type: ['application/json', 'application/*+json'],
+        verify: (req, _res, buffer) => {
+          (req as Request).rawBody = buffer;
+        },
+      }),
+    ),
+    refuseUnstorableText,
   );
   mountRoutes(app, context, allRoutes());
 

@@ -110,12 +110,25 @@ const DEFAULT_ERRORS: Record<number, string> = {
 
 function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const statuses = new Set<number>([400]);
+  const descriptions: Record<number, string> = {};
+  // app.ts guards every POST/PATCH/PUT/DELETE under /api, whether or not the route reads a body:
+  // a body must be JSON (415) of at most 1 MB (413), and a cookie-borne request may not come
+  // cross-site (403; API keys and inbound webhooks are exempt).
+  const changes = spec.method !== 'get';
   if (spec.access.kind !== 'public') statuses.add(401);
   if (spec.access.kind === 'workspace') {
     statuses.add(403);
     statuses.add(404);
+  } else if (spec.access.kind === 'user') {
+    statuses.add(403);
+    descriptions[403] = changes
+      ? 'An API key was presented (this route needs a signed-in session), or a cross-site request.'
+      : 'An API key was presented: this route needs a signed-in session.';
+  } else if (changes && !spec.path.startsWith('/api/webhooks/inbound/')) {
+    statuses.add(403);
+    descriptions[403] = 'A cross-site request.';
   }
-  if (spec.body) {
+  if (spec.body || changes) {
     statuses.add(413);
     statuses.add(415);
   }
@@ -123,7 +136,7 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
   const extra = spec.errors ?? {};
   for (const status of [...statuses, ...Object.keys(extra).map(Number)]) {
     errors[status] = {
-      description: extra[status] ?? DEFAULT_ERRORS[status],
+      description: extra[status] ?? descriptions[status] ?? DEFAULT_ERRORS[status],
       content: { 'application/problem+json': { schema: ProblemSchema } },
     };
   }

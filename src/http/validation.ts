@@ -16,6 +16,28 @@ export const Timestamp = z.iso
   .datetime({ offset: false, precision: 3 })
   .openapi({ format: 'date-time', example: '2026-11-22T17:28:00.123Z' });
 
+/**
+ * `schema | null` for a schema registered as an OpenAPI component. zod-to-openapi renders
+ * `.nullable()` on a registered schema wrongly for 3.1 (an object component itself becomes
+ * nullable; an array one becomes an `allOf` that rejects null), so say it as a union instead:
+ * `anyOf: [{$ref}, {type: "null"}]`.
+ */
+export function nullableRef<T extends z.ZodType>(schema: T) {
+  return z.union([schema, z.null()]);
+}
+
+/**
+ * The earliest instant an ISO 8601 timestamp can name that PostgreSQL's timestamptz also reads:
+ * the start of year 1 (PostgreSQL refuses year 0000, and earlier years are written BC).
+ */
+export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+
+/** For `.refine` on timestamps that reach the database: not before EARLIEST_INSTANT. */
+export const storableInstant = [
+  (value: string) => Date.parse(value) >= EARLIEST_INSTANT,
+  'must not be before the year 1',
+] as const;
+
 /** A query-string boolean: only `true` or `false`, nothing truthy-ish. */
 export const QueryBoolean = z
   .enum(['true', 'false'])
@@ -50,18 +72,33 @@ export function paginated<T extends z.ZodType>(item: T) {
   });
 }
 
+export const NUL_MESSAGE = 'must not contain NUL characters (\\u0000)';
+
+/** Why PostgreSQL cannot store this text (null when it can). */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  // A lone UTF-16 surrogate ("\ud800" in JSON) is no Unicode character: jsonb refuses it and text
+  // would silently store U+FFFD instead.
+  if (!text.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates (such as \\ud800)';
+  return null;
+}
+
 /**
- * The path of the first string or key in a parsed value that contains a NUL character, which
- * PostgreSQL text and jsonb cannot store; null when there is none. Checked once for every request
- * so that no route answers 500 for it.
+ * The first string or key in a parsed value that PostgreSQL text and jsonb cannot store (a NUL
+ * character or an unpaired surrogate), as a field error; null when there is none. Checked once for
+ * every request so that no route answers 500 for it.
  */
-export function findNulCharacter(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+export function findUnstorableText(value: unknown, path: string): FieldError | null {
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    return message ? { path, message } : null;
+  }
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Object.entries(value)) {
     const itemPath = `${path}.${key}`;
-    if (key.includes('\u0000')) return itemPath;
-    const found = findNulCharacter(item, itemPath);
+    const message = unstorable(key);
+    if (message) return { path: itemPath, message };
+    const found = findUnstorableText(item, itemPath);
     if (found) return found;
   }
   return null;

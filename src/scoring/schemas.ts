@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ContactParams } from '../contacts/schemas.ts';
-import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { nullableRef, pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { durationSeconds, IsoDuration } from '../segments/duration.ts';
 import { MetadataConditions, safeText } from '../segments/ruleSchemas.ts';
 
@@ -22,7 +22,7 @@ export const ScoringRuleSchema = z
     name: z.string(),
     eventType: z.string(),
     points: z.number().int(),
-    where: MetadataConditions.nullable(),
+    where: nullableRef(MetadataConditions),
     repeatable: z.boolean(),
     cooldown: z.string().nullable(),
     active: z.boolean(),
@@ -51,7 +51,7 @@ export const UpdateScoringRuleBody = z
     name: Name.optional(),
     eventType: EventType.optional(),
     points: Points.optional(),
-    where: MetadataConditions.nullable().optional(),
+    where: nullableRef(MetadataConditions).optional(),
     repeatable: z.boolean().optional(),
     cooldown: IsoDuration.nullable().optional(),
     active: z.boolean().optional(),
@@ -96,8 +96,8 @@ const Decay = z
   });
 
 export const ScoringSettingsBody = z
-  .strictObject({ decay: Decay.nullable() })
+  .strictObject({ decay: nullableRef(Decay) })
   .openapi('ScoringSettingsRequest');
 export const ScoringSettingsSchema = z
-  .object({ decay: Decay.nullable(), lastDecayAt: Timestamp.nullable() })
+  .object({ decay: nullableRef(Decay), lastDecayAt: Timestamp.nullable() })
   .openapi('ScoringSettings');

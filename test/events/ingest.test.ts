@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
+import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { createContact, track, workspace } from './support.ts';
@@ -72,6 +73,24 @@ describe('events: ingest and list', () => {
       expect(limited.body).to.have.length(2);
       const older = await admin.get(`${base}/events?before=${encodeURIComponent(limited.body[1].timestamp)}`);
       expect(older.body.map((e: { type: string }) => e.type)).to.deep.equal(['b', 'a']);
+    });
+    it('answers an event without a contact as the served OpenAPI document says', async () => {
+      const { admin, base } = await workspace();
+      const path = '/api/workspaces/{workspaceId}/events';
+      const created = await admin.post(`${base}/events`, { type: 'anonymous.ping' });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.contact).to.equal(null);
+      await expectDocumented('post', path, created);
+      const listed = await admin.get(`${base}/events`);
+      expect(listed.body[0].contact).to.equal(null);
+      await expectDocumented('get', path, listed);
+      // null is said on the property; the ContactSummary component itself stays an object.
+      const document = (await admin.get('/api/openapi')).body;
+      expect(document.components.schemas.ContactSummary.type).to.equal('object');
+      expect(document.components.schemas.Event.properties.contact.anyOf).to.deep.equal([
+        { $ref: '#/components/schemas/ContactSummary' },
+        { type: 'null' },
+      ]);
     });
   });
 

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { workspace } from '../events/support.ts';
 import { errorPaths } from '../segments/helpers.ts';
+import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
 
 const rule = { name: 'Purchases', eventType: 'purchase', points: 10 };
@@ -33,6 +34,21 @@ describe('scoring: rules and settings', () => {
     expectProblem(await ctx.admin.get(path), 404);
     expectProblem(await ctx.admin.patch(path, { points: 1 }), 404);
     expectProblem(await ctx.admin.delete(path), 404);
+  });
+
+  it('answers null where, and null decay, as the served OpenAPI document says', async () => {
+    const rulesPath = '/api/workspaces/{workspaceId}/scoring-rules';
+    const created = await ctx.admin.post(`${ctx.base}/scoring-rules`, rule);
+    expect(created.body.where).to.equal(null);
+    await expectDocumented('post', rulesPath, created);
+    await expectDocumented('get', rulesPath, await ctx.admin.get(`${ctx.base}/scoring-rules`));
+    const one = await ctx.admin.get(`${ctx.base}/scoring-rules/${created.body.id}`);
+    await expectDocumented('get', `${rulesPath}/{ruleId}`, one);
+    const settingsPath = '/api/workspaces/{workspaceId}/scoring-settings';
+    const cleared = await ctx.admin.put(`${ctx.base}/scoring-settings`, { decay: null });
+    expect(cleared.body.decay).to.equal(null);
+    await expectDocumented('put', settingsPath, cleared);
+    await expectDocumented('get', settingsPath, await ctx.admin.get(`${ctx.base}/scoring-settings`));
   });
 
   const invalid: [string, Record<string, unknown>, string][] = [
