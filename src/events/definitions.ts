@@ -1,9 +1,10 @@
-// What the ingest pipeline reads of the workspace's configuration, in one statement at its start
-// (each stage used to read its own, a round-trip apiece): the segments it may re-evaluate, the
-// active campaigns with a trigger and the active scoring rules for the request's event types.
+// What the ingest pipeline reads of the workspace's configuration, in the statement that inserts
+// the events (each stage used to read its own, a round-trip apiece): the segments it may
+// re-evaluate, the active campaigns with a trigger and the active scoring rules for the request's
+// event types.
 import { z } from 'zod';
 import { TriggeredCampaignRow } from '../campaigns/enrollQueries.ts';
-import { type Db, sql } from '../db/pool.ts';
+import { sql } from '../db/pool.ts';
 import { ActiveRuleRow } from '../scoring/applyQueries.ts';
 import type { Rule } from '../segments/rules.ts';
 
@@ -15,31 +16,29 @@ const SegmentDefinition = z.object({
 });
 export type SegmentDefinition = z.infer<typeof SegmentDefinition>;
 
-const Definitions = z.object({
+export const Definitions = z.object({
   segments: z.array(SegmentDefinition),
   campaigns: z.array(TriggeredCampaignRow),
   scoring_rules: z.array(ActiveRuleRow),
 });
 export type Definitions = z.infer<typeof Definitions>;
 
+export type DefinitionsWanted = { eventTypes: string[]; allSegments: boolean };
+
 /**
  * Segments: every one when `allSegments` (new contacts), else those reading these event types or
  * the lead score; ordered by id. Campaigns: active, triggered by these event types or by any
- * segment entry; by id. Scoring rules: active, for these event types; by creation.
+ * segment entry; by id. Scoring rules: active, for these event types; by creation. As columns
+ * `segments`, `campaigns` and `scoring_rules`, to select beside the statement that inserts the
+ * events (see insertEvents): one round-trip for both.
  */
-export async function loadDefinitions(
-  db: Db,
-  workspaceId: string,
-  eventTypes: string[],
-  allSegments: boolean,
-): Promise<Definitions> {
-  const types = sql.array(eventTypes, 'text');
-  return db.one(sql.prepared('ingest.definitions', Definitions)`
-    select
+export function definitionColumns(workspaceId: string, wanted: DefinitionsWanted) {
+  const types = sql.array(wanted.eventTypes, 'text');
+  return sql.fragment`
       (select coalesce(json_agg(s order by s.id), '[]') from (
         select id, rules, depends_on_event_types, depends_on_score from segments
         where workspace_id = ${workspaceId}
-          and (${allSegments} or depends_on_event_types && ${types} or depends_on_score)
+          and (${wanted.allSegments} or depends_on_event_types && ${types} or depends_on_score)
       ) s) as segments,
       (select coalesce(json_agg(c order by c.id), '[]') from (
         select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
@@ -49,6 +48,5 @@ export async function loadDefinitions(
       (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
         select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
         where workspace_id = ${workspaceId} and active and event_type = any(${types})
-      ) r) as scoring_rules
-  `);
+      ) r) as scoring_rules`;
 }

@@ -86,8 +86,14 @@ async function ingest(
   const newEvents = fresh.map((item, i) =>
     toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
   );
-  const stored = newEvents.length ? await insertEvents(tx, workspaceId, source, newEvents) : [];
-  const occurredAt = new Map(stored.map((row) => [row.id, row.occurred_at]));
+  if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
+  // The definitions matter only for events with a contact: those are the ones side effects touch.
+  const eventTypes = [...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.type] : [])))];
+  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents, {
+    eventTypes,
+    allSegments: createdIds.size > 0,
+  });
+  const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,
     newEvents.map((event) => ({
@@ -109,7 +115,7 @@ async function ingest(
         ]
       : [],
   );
-  await applySideEffects(tx, workspaceId, scored, createdIds);
+  await applySideEffects(tx, workspaceId, definitions, scored, { createdIds, contacts });
   const results = new Map<string, IngestedEvent>(
     newEvents.map((event) => [event.id, toStoredEvent(event, occurredAt.get(event.id)!, contacts)]),
   );

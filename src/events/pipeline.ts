@@ -4,22 +4,23 @@
 // 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved, and
 //    campaigns triggered by the segments they entered there.
 // Each step runs once for the whole request, so a batch costs the same round-trips as one event;
-// the segments, campaigns and rules they use are read once, up front, in one statement.
+// the segments, campaigns and rules they use are read once, with the insert of the events.
 import { enrollWithCampaigns } from '../campaigns/enroll.ts';
+import type { ContactRow } from '../contacts/queries.ts';
 import type { Tx } from '../db/pool.ts';
 import { applyScoringRules, type ScoredEvent } from '../scoring/apply.ts';
 import { reevaluateSegments, type SegmentChange } from '../segments/evaluate.ts';
-import { loadDefinitions } from './definitions.ts';
+import type { Definitions } from './definitions.ts';
 
 export async function applySideEffects(
   tx: Tx,
   workspaceId: string,
+  definitions: Definitions,
   events: ScoredEvent[],
-  createdIds: Set<string>,
+  { createdIds, contacts }: { createdIds: Set<string>; contacts: ReadonlyMap<string, ContactRow> },
 ): Promise<void> {
   if (events.length === 0) return;
   const eventTypes = [...new Set(events.map((event) => event.type))];
-  const definitions = await loadDefinitions(tx, workspaceId, eventTypes, createdIds.size > 0);
   const { segments, campaigns } = definitions;
   const byEventType = segments.filter((segment) =>
     segment.depends_on_event_types.some((type) => eventTypes.includes(type)),
@@ -30,7 +31,9 @@ export async function applySideEffects(
     ...(await reevaluateSegments(tx, workspaceId, byEventType, existing)),
   ];
   await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
-  const scoreChanges = await applyScoringRules(tx, workspaceId, definitions.scoring_rules, events);
+  // The contacts were read and locked when resolved; nothing since has changed their scores.
+  const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
+  const scoreChanges = await applyScoringRules(tx, workspaceId, definitions.scoring_rules, events, scores);
   const rescored = scoreChanges.map((change) => change.contactId);
   const byScore = segments.filter((segment) => segment.depends_on_score);
   const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored);

@@ -1,6 +1,7 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { Definitions, type DefinitionsWanted, definitionColumns } from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -39,20 +40,40 @@ export type NewEvent = {
   occurred_at: string | null;
 };
 
-const Inserted = z.object({ id: z.string(), occurred_at: z.string() });
+// Times come through json_agg (in the session's zone), so they are normalised as the pool's
+// timestamptz parser would: ISO 8601 UTC with milliseconds.
+const Inserted = z.object({
+  id: z.string(),
+  occurred_at: z.string().transform((at) => new Date(at).toISOString()),
+});
+const InsertedWithDefinitions = Definitions.extend({ inserted: z.array(Inserted) });
 
-/** One statement for any number of events; returns each id with its stored time. */
-export async function insertEvents(db: Db, workspaceId: string, source: string, events: NewEvent[]) {
-  return db.any(sql.prepared('events.insert', Inserted)`
-    insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
-                        utm_source, utm_medium, utm_campaign, occurred_at, source)
-    select ${workspaceId}, r.id, r.contact_id, r.type, r.metadata, r.session_id, r.page_url, r.referrer,
-           r.utm_source, r.utm_medium, r.utm_campaign, coalesce(r.occurred_at, now()), ${source}
-    from jsonb_to_recordset(${sql.jsonb(events as never)}) as r(
-      id text, contact_id text, type text, metadata jsonb, session_id text, page_url text, referrer text,
-      utm_source text, utm_medium text, utm_campaign text, occurred_at timestamptz)
-    returning id, occurred_at
+/**
+ * One statement for any number of events: inserts them and reads the definitions the pipeline
+ * will apply to them. Returns each event id with its stored time, and the definitions.
+ */
+export async function insertEvents(
+  db: Db,
+  workspaceId: string,
+  source: string,
+  events: NewEvent[],
+  wanted: DefinitionsWanted,
+) {
+  const { inserted, ...definitions } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
+    with inserted as (
+      insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
+                          utm_source, utm_medium, utm_campaign, occurred_at, source)
+      select ${workspaceId}, r.id, r.contact_id, r.type, r.metadata, r.session_id, r.page_url, r.referrer,
+             r.utm_source, r.utm_medium, r.utm_campaign, coalesce(r.occurred_at, now()), ${source}
+      from jsonb_to_recordset(${sql.jsonb(events as never)}) as r(
+        id text, contact_id text, type text, metadata jsonb, session_id text, page_url text, referrer text,
+        utm_source text, utm_medium text, utm_campaign text, occurred_at timestamptz)
+      returning id, occurred_at
+    )
+    select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
+      ${definitionColumns(workspaceId, wanted)}
   `);
+  return { inserted, definitions };
 }
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {

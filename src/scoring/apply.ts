@@ -9,7 +9,6 @@ import { matchesMetadataConditions } from '../segments/rules.ts';
 import {
   type ActiveRuleRow,
   findRuleHistory,
-  lockContactScores,
   type NewScoreChange,
   writeScoreChanges,
 } from './applyQueries.ts';
@@ -80,12 +79,17 @@ function decide(candidates: Candidate[], lastScored: Map<string, number>, scores
   return changes;
 }
 
-/** `rules`: the workspace's active rules for these events' types, in creation order. */
+/**
+ * `rules`: the workspace's active rules for these events' types, in creation order. `scores`: the
+ * contacts' current lead scores, read under the row locks ingest took when it resolved them (a
+ * second locking read of the same rows was one more round-trip per request).
+ */
 export async function applyScoringRules(
   tx: Tx,
   workspaceId: string,
   rules: readonly ActiveRuleRow[],
   events: ScoredEvent[],
+  scores: ReadonlyMap<string, number>,
 ): Promise<ScoreChange[]> {
   if (events.length === 0) return [];
   const candidates = matchRules(rules, events);
@@ -96,10 +100,7 @@ export async function applyScoringRules(
   const lastScored = new Map(
     history.map((row) => [`${row.rule_id} ${row.contact_id}`, Date.parse(row.last_at)]),
   );
-  const scores = new Map(
-    (await lockContactScores(tx, workspaceId, contactIds)).map((row) => [row.id, row.lead_score]),
-  );
-  const changes = decide(candidates, lastScored, scores);
+  const changes = decide(candidates, lastScored, new Map(scores));
   await recordScoreChanges(
     tx,
     workspaceId,

@@ -30,18 +30,6 @@ export async function findRuleHistory(db: Db, workspaceId: string, ruleIds: stri
   `);
 }
 
-/** Current scores, row-locked in id order so concurrent scorers queue instead of losing points. */
-export async function lockContactScores(db: Db, workspaceId: string, contactIds: string[]) {
-  return db.any(sql.prepared(
-    'scoring.lock_scores',
-    z.object({ id: z.string(), lead_score: z.number().int() }),
-  )`
-    select id, lead_score from contacts
-    where workspace_id = ${workspaceId} and id = any(${sql.array(contactIds, 'text')})
-    order by id for update
-  `);
-}
-
 export type NewScoreChange = {
   id: string;
   contact_id: string;
