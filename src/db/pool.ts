@@ -3,11 +3,13 @@
 //   returns), int8 as a number (refusing values past Number.MAX_SAFE_INTEGER), numeric as a number;
 // - an interceptor that validates every row against the zod schema of `sql.type(schema)`, so a
 //   query whose columns drift from its type fails loudly instead of leaking a wrong shape.
+import { createHash } from 'node:crypto';
 import {
   createPool,
   createSqlTag,
   type DatabasePool,
   type DatabaseTransactionConnection,
+  type FragmentSqlToken,
   type Interceptor,
   type QueryResultRow,
   SchemaValidationError,
@@ -29,6 +31,27 @@ export const sql = createSqlTag({
     id: z.object({ id: z.string() }),
   },
 });
+
+/** Most distinct texts `preparedByText` names per process; later ones go unnamed. */
+const MAX_NAMED_TEXTS = 200;
+const namedTexts = new Set<string>();
+
+/**
+ * A statement whose text is built at run time but repeats (ingest's segment diff is the same text
+ * for the same segments), named after a hash of its text so each connection parses and plans it
+ * once. Names live as long as a connection, so only the first MAX_NAMED_TEXTS texts are named:
+ * a workspace-per-text explosion falls back to unnamed statements instead of growing backends.
+ */
+export function preparedByText<T extends z.ZodType<QueryResultRow>>(
+  prefix: string,
+  parser: T,
+  fragment: FragmentSqlToken,
+) {
+  const hash = createHash('sha256').update(fragment.sql).digest('hex').slice(0, 32);
+  if (!namedTexts.has(hash) && namedTexts.size < MAX_NAMED_TEXTS) namedTexts.add(hash);
+  if (!namedTexts.has(hash)) return sql.type(parser)`${fragment}`;
+  return sql.prepared(`${prefix}.${hash}`, parser)`${fragment}`;
+}
 
 export type Db = DatabasePool | DatabaseTransactionConnection;
 export type Tx = DatabaseTransactionConnection;

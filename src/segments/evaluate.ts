@@ -3,7 +3,7 @@
 // one statement that computes the diff, applies it and returns it; every entry and exit is then
 // recorded as segment.entered / segment.exited in the same transaction.
 import { z } from 'zod';
-import { sql, type Tx } from '../db/pool.ts';
+import { preparedByText, sql, type Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
 import { findSegmentsDependingOn, type SegmentRules } from './queries.ts';
 import { compileSegmentRules, type DependencyField } from './rules.ts';
@@ -50,8 +50,13 @@ async function diffForContacts(
     from targets c`,
   );
   // The contacts are found once, not once per segment: with a batch's thousand ids, each
-  // segment's own `id = any(…)` scan of the workspace cost more than its rules.
-  return tx.any(sql.type(ChangeRow)`
+  // segment's own `id = any(…)` scan of the workspace cost more than its rules. The text is
+  // the same for the same segments, so it is prepared: parsing and planning it was most of its cost.
+  return tx.any(
+    preparedByText(
+      'segments.diff',
+      ChangeRow,
+      sql.fragment`
     with targets as materialized (
       select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')})
     ),
@@ -68,7 +73,9 @@ async function diffForContacts(
     )
     select segment_id, contact_id, 'entered' as change from entered
     union all select segment_id, contact_id, 'exited' as change from exited
-  `);
+  `,
+    ),
+  );
 }
 
 /**
