@@ -1,5 +1,6 @@
 // SQL of campaign definitions and their enrollment lists.
 import { z } from 'zod';
+import { pageWindow, selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 
 export const CampaignRow = z.object({
@@ -91,8 +92,6 @@ export async function deleteCampaignRow(db: Db, workspaceId: string, id: string)
   );
 }
 
-const Total = z.object({ total: z.number() });
-
 export async function listCampaigns(
   db: Db,
   workspaceId: string,
@@ -106,14 +105,13 @@ export async function listCampaigns(
     ],
     sql.fragment` and `,
   );
-  const rows = await db.any(sql.type(CampaignRow)`
-    select ${columns} from campaigns where ${where}
-    order by created_at desc, id desc limit ${page.limit} offset ${(page.page - 1) * page.limit}
-  `);
-  const total = await db.oneFirst(
-    sql.type(Total)`select count(*)::int as total from campaigns where ${where}`,
+  const orderBy = sql.fragment`created_at desc, id desc`;
+  return selectPage(
+    db,
+    CampaignRow,
+    { columns, from: sql.fragment`campaigns`, where, orderBy },
+    pageWindow(page),
   );
-  return { rows, total };
 }
 
 export const EnrollmentRow = z.object({
@@ -138,14 +136,15 @@ export async function listEnrollments(
   const conditions = [sql.fragment`workspace_id = ${workspaceId}`, sql.fragment`campaign_id = ${campaignId}`];
   if (filter.status) conditions.push(sql.fragment`status = ${filter.status}`);
   if (filter.contactId) conditions.push(sql.fragment`contact_id = ${filter.contactId}`);
-  const where = sql.join(conditions, sql.fragment` and `);
-  const rows = await db.any(sql.type(EnrollmentRow)`
-    select id, campaign_id, contact_id, status, current_step, trigger_event_id, enrolled_at, completed_at
-    from enrollments where ${where}
-    order by enrolled_at desc, id desc limit ${page.limit} offset ${(page.page - 1) * page.limit}
-  `);
-  const total = await db.oneFirst(
-    sql.type(Total)`select count(*)::int as total from enrollments where ${where}`,
+  return selectPage(
+    db,
+    EnrollmentRow,
+    {
+      columns: sql.fragment`id, campaign_id, contact_id, status, current_step, trigger_event_id, enrolled_at, completed_at`,
+      from: sql.fragment`enrollments`,
+      where: sql.join(conditions, sql.fragment` and `),
+      orderBy: sql.fragment`enrolled_at desc, id desc`,
+    },
+    pageWindow(page),
   );
-  return { rows, total };
 }

@@ -1,5 +1,6 @@
 // SQL of contacts: lookups (honouring merge aliases), writes and the paginated list.
 import { z } from 'zod';
+import { pageWindow, selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 
 export const ContactRow = z.object({
@@ -148,16 +149,17 @@ export async function listContacts(
   filter: ContactFilter,
   page: { page: number; limit: number },
 ) {
-  const where = filterConditions(workspaceId, filter);
-  const rows = await db.any(sql.type(ContactRow)`
-    select ${contactColumns} from contacts c where ${where}
-    order by c.created_at desc, c.id desc
-    limit ${page.limit} offset ${(page.page - 1) * page.limit}
-  `);
-  const total = await db.oneFirst(sql.type(z.object({ total: z.number() }))`
-    select count(*)::int as total from contacts c where ${where}
-  `);
-  return { rows, total };
+  return selectPage(
+    db,
+    ContactRow,
+    {
+      columns: contactColumns,
+      from: sql.fragment`contacts c`,
+      where: filterConditions(workspaceId, filter),
+      orderBy: sql.fragment`c.created_at desc, c.id desc`,
+    },
+    pageWindow(page),
+  );
 }
 
 export async function segmentExists(db: Db, workspaceId: string, segmentId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 // Scoring rules, score history and scoring settings.
 import { z } from 'zod';
+import { selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 import type { MetadataCondition } from '../segments/rules.ts';
 
@@ -29,17 +30,16 @@ export type ScoringRuleFields = {
 };
 
 const ruleColumns = sql.fragment`id, name, event_type, points, "where", repeatable, cooldown, active, created_at, updated_at`;
-const Total = z.object({ total: z.number().int() });
 
 export async function listScoringRules(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
-  const rows = await db.any(sql.type(ScoringRuleRow)`
-    select ${ruleColumns} from scoring_rules where workspace_id = ${workspaceId}
-    order by created_at, id limit ${page.limit} offset ${page.offset}
-  `);
-  const total = await db.oneFirst(sql.type(Total)`
-    select count(*)::int as total from scoring_rules where workspace_id = ${workspaceId}
-  `);
-  return { rows, total };
+  const from = sql.fragment`scoring_rules`;
+  const where = sql.fragment`workspace_id = ${workspaceId}`;
+  return selectPage(
+    db,
+    ScoringRuleRow,
+    { columns: ruleColumns, from, where, orderBy: sql.fragment`created_at, id` },
+    page,
+  );
 }
 
 export async function findScoringRule(db: Db, workspaceId: string, ruleId: string, lock = false) {
@@ -92,15 +92,17 @@ export async function listScoreChanges(
   contactId: string,
   page: { limit: number; offset: number },
 ) {
-  const rows = await db.any(sql.type(ScoreChangeRow)`
-    select id, rule_id, event_id, reason, previous_score, score, created_at from score_changes
-    where workspace_id = ${workspaceId} and contact_id = ${contactId}
-    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}
-  `);
-  const total = await db.oneFirst(sql.type(Total)`
-    select count(*)::int as total from score_changes where workspace_id = ${workspaceId} and contact_id = ${contactId}
-  `);
-  return { rows, total };
+  return selectPage(
+    db,
+    ScoreChangeRow,
+    {
+      columns: sql.fragment`id, rule_id, event_id, reason, previous_score, score, created_at`,
+      from: sql.fragment`score_changes`,
+      where: sql.fragment`workspace_id = ${workspaceId} and contact_id = ${contactId}`,
+      orderBy: sql.fragment`created_at desc, id desc`,
+    },
+    page,
+  );
 }
 
 export const SettingsRow = z.object({

@@ -1,6 +1,7 @@
 // SQL for the delivery log and for queueing attempts by hand (retry, replay, ping).
 import { z } from 'zod';
 import { newId } from '../db/ids.ts';
+import { selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 
 export const WEBHOOKS_CHANNEL = 'switchboard_webhooks';
@@ -52,16 +53,17 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   page: { limit: number; offset: number },
 ) {
-  const where = filterFragment(workspaceId, filter);
-  const rows = await db.any(sql.type(DeliveryRow)`
-    select ${columns} from webhook_deliveries where ${where}
-    order by created_at desc, id desc
-    limit ${page.limit} offset ${page.offset}
-  `);
-  const total = await db.oneFirst(sql.type(z.object({ total: z.number().int() }))`
-    select count(*)::int as total from webhook_deliveries where ${where}
-  `);
-  return { rows, total };
+  return selectPage(
+    db,
+    DeliveryRow,
+    {
+      columns,
+      from: sql.fragment`webhook_deliveries`,
+      where: filterFragment(workspaceId, filter),
+      orderBy: sql.fragment`created_at desc, id desc`,
+    },
+    page,
+  );
 }
 
 export async function findDelivery(db: Db, workspaceId: string, deliveryId: string) {
