@@ -19,6 +19,7 @@ import {
 } from './errors.ts';
 import { MALFORMED_JSON } from './malformedJson.ts';
 import { installPages } from './pages.ts';
+import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
 import { allRoutes } from './routes.ts';
@@ -52,8 +53,9 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
 }
 
-function usesApiKey(req: Request): boolean {
-  return req.get('authorization') !== undefined || typeof req.query?.key === 'string';
+/** Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount). */
+function isInboundWebhook(req: Request): boolean {
+  return req.path.startsWith('/webhooks/inbound/');
 }
 
 /**
@@ -63,9 +65,7 @@ function usesApiKey(req: Request): boolean {
  * whatever the request carries: pages read them, and signing in and out is what they are for.
  */
 function skipsSession(req: Request): boolean {
-  const key = req.query?.key;
-  const presentsKey = req.get('authorization') !== undefined || (key !== undefined && key !== '');
-  return presentsKey && req.path.startsWith('/api/') && !req.path.startsWith('/api/auth/');
+  return presentsApiKey(req) && req.path.startsWith('/api/') && !req.path.startsWith('/api/auth/');
 }
 
 function unlessApiKey(middleware: RequestHandler): RequestHandler {
@@ -85,7 +85,7 @@ function requestGuards(app: AppContext) {
       return sendProblem(res, new UnsupportedMediaTypeError(), req.id);
     }
     // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie.
-    if (usesApiKey(req) || req.path.startsWith('/webhooks/inbound/')) return next();
+    if (presentsApiKey(req) || isInboundWebhook(req)) return next();
     const fetchSite = req.get('sec-fetch-site');
     const origin = req.get('origin');
     const ownOrigin = publicOrigin ?? `${req.protocol}://${req.get('host')}`;
@@ -152,9 +152,9 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
  * route instead of ending in the parser's 400. body-parser skips requests already read.
  */
 const inboundWebhookBody: RequestHandler[] = [
-  (req, res, next) => (req.path.startsWith('/webhooks/inbound/') ? rawInbound(req, res, next) : next()),
+  (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, next) : next()),
   (req, _res, next) => {
-    if (!req.path.startsWith('/webhooks/inbound/') || !Buffer.isBuffer(req.body)) return next();
+    if (!isInboundWebhook(req) || !Buffer.isBuffer(req.body)) return next();
     req.rawBody = req.body;
     try {
       req.body = req.rawBody.length === 0 ? undefined : JSON.parse(req.rawBody.toString('utf8'));

@@ -21,8 +21,19 @@ export type Authenticated = { principal: Principal; workspaceId: string };
 
 const BAD_KEY = 'The API key is malformed, revoked, expired or not valid for this workspace.';
 
+/**
+ * Whether the request authenticates with an API key instead of the session: an Authorization
+ * header, or a non-empty `key` query parameter (an empty `?key=` presents nothing). The session
+ * middleware, the cross-site check and authentication all ask this one question.
+ */
+export function presentsApiKey(req: Request): boolean {
+  const fromQuery = req.query?.key;
+  return req.headers.authorization !== undefined || (fromQuery !== undefined && fromQuery !== '');
+}
+
 /** The key presented on the request, if any. A non-Bearer Authorization header is an error. */
 export function presentedKey(req: Request): string | null {
+  if (!presentsApiKey(req)) return null;
   const header = req.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -30,7 +41,6 @@ export function presentedKey(req: Request): string | null {
     return match[1];
   }
   const fromQuery = req.query?.key;
-  if (fromQuery === undefined) return null;
   if (typeof fromQuery !== 'string') throw new UnauthorizedError(BAD_KEY);
   return fromQuery;
 }

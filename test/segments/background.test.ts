@@ -1,41 +1,16 @@
 // Work outside the request: a segment over a large workspace computed by the `segments.compute`
 // job, and segments with time windows refreshed by `segments.refresh` and the CLI.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
 import { refreshSegments } from '../../src/segments/jobs.ts';
 import { SYNC_COMPUTE_LIMIT } from '../../src/segments/service.ts';
 import { createContact, track, workspace } from '../events/support.ts';
+import { runCli } from '../support/cli.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { ageEvents, createSegment, memberIds, outgoingEvents } from './helpers.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-const execute = promisify(execFile);
-
-/** Runs `switchboard …` as a real process against the test database. */
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: server().databaseUrl,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-  };
-  try {
-    const { stdout, stderr } = await execute(process.execPath, [path.join(ROOT, 'bin/cli.ts'), ...args], {
-      cwd: ROOT,
-      env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args);
 
 describe('segments: background computation and refresh', function () {
   this.timeout(60_000);
