@@ -41,6 +41,17 @@ describe('http: CSRF protection of cookie-authenticated /api requests', () => {
     expect((await client.get('/api/workspaces')).body).to.deep.equal([]);
   });
 
+  it('applies the cross-site check to a cookie request with an empty ?key= (it presents no key)', async () => {
+    const { client } = await signedInUser();
+    const response = await client.post(
+      '/api/workspaces?key=',
+      { name: 'x' },
+      { headers: { 'sec-fetch-site': 'cross-site' } },
+    );
+    expect(expectProblem(response, 403).type).to.match(/cross-site-request$/);
+    expect((await client.get('/api/workspaces')).body).to.deep.equal([]);
+  });
+
   it('refuses a request from a foreign Origin (403) and accepts its own origin', async () => {
     const { client } = await signedInUser();
     const foreign = await client.post(
