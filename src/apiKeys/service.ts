@@ -1,6 +1,7 @@
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError } from '../http/errors.ts';
+import { forgetCachedApiKeys } from './cache.ts';
 import { generateApiKey, hashApiKey, keyDisplayParts, maskKey } from './keyFormat.ts';
 import { type ApiKeyRow, insertApiKey, listLiveApiKeys, revokeApiKey } from './queries.ts';
 import type { Scope } from './scopes.ts';
@@ -62,4 +63,5 @@ export async function listApiKeys(db: Db, workspaceId: string) {
 
 export async function revokeKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
   if (!(await revokeApiKey(db, workspaceId, keyId))) throw new NotFoundError('API key');
+  forgetCachedApiKeys(db);
 }

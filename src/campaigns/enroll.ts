@@ -7,10 +7,9 @@ import { emitMany } from '../outbox/emit.ts';
 import type { SegmentChange } from '../segments/evaluate.ts';
 import { type MetadataCondition, matchesMetadataConditions } from '../segments/rules.ts';
 import {
+  type EnrollmentCandidate,
   findActiveTriggeredCampaigns,
-  findEnrollmentHistory,
-  insertEnrollments,
-  type NewEnrollment,
+  insertAllowedEnrollments,
   type TriggeredCampaignRow,
 } from './enrollQueries.ts';
 
@@ -40,27 +39,6 @@ function candidates(
     }
   }
   return found;
-}
-
-/** never: once ever; after_completion: not while one is active; always: every time. */
-async function allowedByReentry(tx: Tx, workspaceId: string, found: Candidate[]) {
-  const history = await findEnrollmentHistory(
-    tx,
-    workspaceId,
-    [...new Set(found.map((candidate) => candidate.campaign.id))],
-    [...new Set(found.map((candidate) => candidate.contactId))],
-  );
-  const state = new Map(history.map((row) => [`${row.campaign_id} ${row.contact_id}`, row.active]));
-  return found.filter(({ campaign, contactId }) => {
-    const key = `${campaign.id} ${contactId}`;
-    const active = state.get(key);
-    const allowed =
-      campaign.reentry === 'always' ||
-      (campaign.reentry === 'never' && active === undefined) ||
-      (campaign.reentry === 'after_completion' && active !== true);
-    if (allowed) state.set(key, true);
-    return allowed;
-  });
 }
 
 export async function enrollForEvents(
@@ -95,14 +73,15 @@ export async function enrollWithCampaigns(
   if (campaigns.length === 0 || (events.length === 0 && entered.length === 0)) return;
   const found = candidates(campaigns, events, entered);
   if (found.length === 0) return;
-  const enrollments: NewEnrollment[] = (await allowedByReentry(tx, workspaceId, found)).map((candidate) => ({
+  const proposed: EnrollmentCandidate[] = found.map((candidate) => ({
     id: newId('enrollment'),
     campaign_id: candidate.campaign.id,
     contact_id: candidate.contactId,
     trigger_event_id: candidate.eventId,
+    reentry: candidate.campaign.reentry,
   }));
-  if (enrollments.length === 0) return;
-  await insertEnrollments(tx, workspaceId, enrollments);
+  const inserted = await insertAllowedEnrollments(tx, workspaceId, proposed);
+  const enrollments = proposed.filter((candidate) => inserted.has(candidate.id));
   await emitMany(
     tx,
     enrollments.map((row) => ({

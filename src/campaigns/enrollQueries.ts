@@ -1,7 +1,7 @@
-// SQL of enrollment at ingest: the active campaigns a request can trigger, what each contact has
-// already had of them, and the set-based insert of new enrollments.
+// SQL of enrollment at ingest: the active campaigns a request can trigger, and the set-based insert
+// of the enrollments their reentry policies allow, decided in the same statement.
 import { z } from 'zod';
-import { type Db, sql, VoidRow } from '../db/pool.ts';
+import { type Db, sql } from '../db/pool.ts';
 
 export const TriggeredCampaignRow = z.object({
   id: z.string(),
@@ -27,35 +27,49 @@ export async function findActiveTriggeredCampaigns(
   `);
 }
 
-const HistoryRow = z.object({ campaign_id: z.string(), contact_id: z.string(), active: z.boolean() });
-
-/** One row per (campaign, contact) that has ever been enrolled; `active` if one still runs. */
-export async function findEnrollmentHistory(
-  db: Db,
-  workspaceId: string,
-  campaignIds: string[],
-  contactIds: string[],
-) {
-  return db.any(sql.prepared('campaigns.enrollment_history', HistoryRow)`
-    select campaign_id, contact_id, bool_or(status = 'active') as active from enrollments
-    where workspace_id = ${workspaceId} and contact_id = any(${sql.array(contactIds, 'text')})
-      and campaign_id = any(${sql.array(campaignIds, 'text')})
-    group by campaign_id, contact_id
-  `);
-}
-
-export type NewEnrollment = {
+export type EnrollmentCandidate = {
   id: string;
   campaign_id: string;
   contact_id: string;
   trigger_event_id: string | null;
+  reentry: 'never' | 'after_completion' | 'always';
 };
 
-export async function insertEnrollments(db: Db, workspaceId: string, enrollments: NewEnrollment[]) {
-  await db.query(sql.prepared('campaigns.insert_enrollments', VoidRow)`
+/**
+ * Inserts the candidates the reentry policies allow, deciding in the same statement from what each
+ * contact has had of each campaign: `never`, once ever; `after_completion`, not while one is
+ * active; `always`, every time. Candidates are taken in order, so within the request only the
+ * first of a (campaign, contact) can pass the first two. Returns the ids inserted.
+ */
+export async function insertAllowedEnrollments(
+  db: Db,
+  workspaceId: string,
+  candidates: readonly EnrollmentCandidate[],
+): Promise<Set<string>> {
+  const contactIds = [...new Set(candidates.map((candidate) => candidate.contact_id))];
+  const campaignIds = [...new Set(candidates.map((candidate) => candidate.campaign_id))];
+  const ids = await db.anyFirst(sql.prepared(
+    'campaigns.insert_allowed_enrollments',
+    z.object({ id: z.string() }),
+  )`
+    with candidate as (
+      select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth
+      from jsonb_to_recordset(${sql.jsonb(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
+        as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
+    ), history as (
+      select campaign_id, contact_id, bool_or(status = 'active') as active from enrollments
+      where workspace_id = ${workspaceId} and contact_id = any(${sql.array(contactIds, 'text')})
+        and campaign_id = any(${sql.array(campaignIds, 'text')})
+      group by campaign_id, contact_id
+    )
     insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
-    select ${workspaceId}, r.id, r.campaign_id, r.contact_id, r.trigger_event_id
-    from jsonb_to_recordset(${sql.jsonb(enrollments as never)})
-      as r(id text, campaign_id text, contact_id text, trigger_event_id text)
+    select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id
+    from candidate c left join history h on h.campaign_id = c.campaign_id and h.contact_id = c.contact_id
+    where c.reentry = 'always'
+       or (c.nth = 1 and c.reentry = 'never' and h.active is null)
+       or (c.nth = 1 and c.reentry = 'after_completion' and h.active is not true)
+    order by c.ord
+    returning id
   `);
+  return new Set(ids);
 }

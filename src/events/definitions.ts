@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { TriggeredCampaignRow } from '../campaigns/enrollQueries.ts';
 import { sql } from '../db/pool.ts';
-import { ActiveRuleRow } from '../scoring/applyQueries.ts';
+import { ActiveRuleRow, RuleHistoryRow } from '../scoring/applyQueries.ts';
 import type { Rule } from '../segments/rules.ts';
 
 const SegmentDefinition = z.object({
@@ -20,18 +20,36 @@ export const Definitions = z.object({
   segments: z.array(SegmentDefinition),
   campaigns: z.array(TriggeredCampaignRow),
   scoring_rules: z.array(ActiveRuleRow),
+  rule_history: z.array(RuleHistoryRow),
 });
 export type Definitions = z.infer<typeof Definitions>;
 
-export type DefinitionsWanted = { eventTypes: string[]; allSegments: boolean };
+export type DefinitionsWanted = { eventTypes: string[]; allSegments: boolean; contactIds: string[] };
 
 /**
  * Segments: every one when `allSegments` (new contacts), else those reading these event types or
  * the lead score; ordered by id. Campaigns: active, triggered by these event types or by any
- * segment entry; by id. Scoring rules: active, for these event types; by creation. As columns
- * `segments`, `campaigns` and `scoring_rules`, to select beside the statement that inserts the
- * events (see insertEvents): one round-trip for both.
+ * segment entry; by id. Scoring rules: active, for these event types; by creation. Rule history:
+ * when each of those rules that is not repeatable or has a cooldown last scored each of these
+ * contacts (the contacts are locked by now, so it cannot move before scoring). As columns
+ * `segments`, `campaigns`, `scoring_rules` and `rule_history`, to select beside the statement that
+ * inserts the events (see insertEvents): one round-trip for all.
  */
+/** When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
+ * events keep cooldowns in event time); the change's own time when that event is gone. */
+function ruleHistory(workspaceId: string, types: ReturnType<typeof sql.array>, contactIds: string[]) {
+  return sql.fragment`
+    select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
+    from score_changes sc left join events e on e.id = sc.event_id
+    where sc.workspace_id = ${workspaceId} and sc.reason = 'rule'
+      and sc.contact_id = any(${sql.array(contactIds, 'text')})
+      and sc.rule_id in (
+        select id from scoring_rules
+        where workspace_id = ${workspaceId} and active and event_type = any(${types})
+          and (not repeatable or cooldown_seconds is not null))
+    group by sc.rule_id, sc.contact_id`;
+}
+
 export function definitionColumns(workspaceId: string, wanted: DefinitionsWanted) {
   const types = sql.array(wanted.eventTypes, 'text');
   return sql.fragment`
@@ -48,5 +66,6 @@ export function definitionColumns(workspaceId: string, wanted: DefinitionsWanted
       (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
         select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
         where workspace_id = ${workspaceId} and active and event_type = any(${types})
-      ) r) as scoring_rules`;
+      ) r) as scoring_rules,
+      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, types, wanted.contactIds)}) h) as rule_history`;
 }

@@ -92,6 +92,7 @@ async function ingest(
   const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents, {
     eventTypes,
     allSegments: createdIds.size > 0,
+    contactIds: [...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.contact_id] : [])))],
   });
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(

@@ -8,7 +8,14 @@
 import { enrollWithCampaigns } from '../campaigns/enroll.ts';
 import type { ContactRow } from '../contacts/queries.ts';
 import type { Tx } from '../db/pool.ts';
-import { applyScoringRules, type ScoredEvent } from '../scoring/apply.ts';
+import {
+  emitScoreChanges,
+  recordScoreChanges,
+  type ScoredEvent,
+  scoreEvents,
+  scoreRows,
+} from '../scoring/apply.ts';
+import { scoreWrites } from '../scoring/applyQueries.ts';
 import { reevaluateSegments, type SegmentChange } from '../segments/evaluate.ts';
 import type { Definitions } from './definitions.ts';
 
@@ -33,9 +40,18 @@ export async function applySideEffects(
   await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
-  const scoreChanges = await applyScoringRules(tx, workspaceId, definitions.scoring_rules, events, scores);
-  const rescored = scoreChanges.map((change) => change.contactId);
+  const scoreChanges = scoreEvents(definitions.scoring_rules, events, {
+    scores,
+    history: definitions.rule_history,
+  }).map((change) => ({ ...change, reason: 'rule' as const }));
   const byScore = segments.filter((segment) => segment.depends_on_score);
-  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored);
+  if (scoreChanges.length === 0) return;
+  if (byScore.length === 0) return recordScoreChanges(tx, workspaceId, scoreChanges);
+  // Scores are written in the statement that re-evaluates the segments reading them.
+  await emitScoreChanges(tx, workspaceId, scoreChanges);
+  const { rows, scores: final } = scoreRows(scoreChanges);
+  const rescored = final.map((row) => row.id);
+  const write = scoreWrites(workspaceId, rows, final);
+  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, write);
   await enrollWithCampaigns(tx, workspaceId, campaigns, [], entered);
 }

@@ -4,6 +4,7 @@ import type { DatabasePool } from 'slonik';
 import { findContact } from '../contacts/queries.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { ingestCoalesced } from './coalesce.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 import { toEvent } from './present.ts';
 import { type EventFilter, listEvents } from './queries.ts';
@@ -48,10 +49,7 @@ export async function ingestOne(
       { path: 'body.id', message: 'must equal the Idempotency-Key header when both are sent' },
     ]);
   }
-  const [result] = await pool.transaction((tx) =>
-    ingestEvents(tx, workspaceId, [toIngestItem(body, header)], { source: 'api' }),
-  );
-  return result;
+  return ingestCoalesced(pool, workspaceId, toIngestItem(body, header));
 }
 
 /** A batch's Idempotency-Key covers each item by position, unless the item brings its own id. */

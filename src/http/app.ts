@@ -8,6 +8,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
+import { startApiKeyCache } from '../apiKeys/cache.ts';
 import { redactUrl } from '../log.ts';
 import type { AppContext } from './context.ts';
 import {
@@ -201,5 +202,10 @@ export function createApp(context: AppContext) {
     sendProblem(res, new NotFoundError('Page', `Nothing at ${req.method} ${req.path}.`), req.id);
   });
   app.use(problemMiddleware(context.log));
-  return { app, close: sessions.close };
+  const stopKeyCache = startApiKeyCache(context);
+  const close = async () => {
+    await stopKeyCache();
+    await sessions.close();
+  };
+  return { app, close };
 }

@@ -3,8 +3,9 @@
 // then check membership (sessions) or that the key belongs to the workspace and has the scope.
 import type { Request } from 'express';
 import { z } from 'zod';
+import { findLiveApiKey } from '../apiKeys/cache.ts';
 import { hashApiKey, isWellFormedApiKey } from '../apiKeys/keyFormat.ts';
-import { findLiveApiKeyByHash, touchApiKeyLastUsed } from '../apiKeys/queries.ts';
+import { touchApiKeyLastUsed } from '../apiKeys/queries.ts';
 import { sql } from '../db/pool.ts';
 import type { AppContext } from './context.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
@@ -60,7 +61,7 @@ function touchLater(app: AppContext, keyId: string): void {
 
 async function authenticateKey(app: AppContext, key: string, rule: Access, workspaceId: string) {
   if (!isWellFormedApiKey(key)) throw new UnauthorizedError(BAD_KEY);
-  const row = await findLiveApiKeyByHash(app.db, hashApiKey(key));
+  const row = await findLiveApiKey(app.db, hashApiKey(key));
   if (!row || rule.kind !== 'workspace' || row.workspace_id !== workspaceId) {
     if (row && rule.kind === 'user')
       throw new ForbiddenError('This route needs a signed-in session; API keys are not accepted.');

@@ -1,15 +1,16 @@
 // Lead scoring at ingest. Rules are matched in memory against the events in hand (their `where`
-// runs through the same matcher as campaign triggers), then a fixed number of statements load
-// history and scores, record every change and write the final scores: a batch of 1,000 events
-// costs the same round-trips as one.
+// runs through the same matcher as campaign triggers) and decided against the rules' history, read
+// beforehand with the ingest definitions; one statement then records every change and writes the
+// final scores (at ingest, the same statement that re-evaluates the segments reading the score):
+// a batch of 1,000 events costs the same round-trips as one.
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
 import { matchesMetadataConditions } from '../segments/rules.ts';
 import {
   type ActiveRuleRow,
-  findRuleHistory,
   type NewScoreChange,
+  type RuleHistoryRow,
   writeScoreChanges,
 } from './applyQueries.ts';
 
@@ -82,31 +83,20 @@ function decide(candidates: Candidate[], lastScored: Map<string, number>, scores
 /**
  * `rules`: the workspace's active rules for these events' types, in creation order. `scores`: the
  * contacts' current lead scores, read under the row locks ingest took when it resolved them (a
- * second locking read of the same rows was one more round-trip per request).
+ * second locking read of the same rows was one more round-trip per request). `history`: when the
+ * limited rules (not repeatable, or with a cooldown) last scored these contacts.
  */
-export async function applyScoringRules(
-  tx: Tx,
-  workspaceId: string,
+export function scoreEvents(
   rules: readonly ActiveRuleRow[],
   events: ScoredEvent[],
-  scores: ReadonlyMap<string, number>,
-): Promise<ScoreChange[]> {
-  if (events.length === 0) return [];
+  { scores, history }: { scores: ReadonlyMap<string, number>; history: readonly RuleHistoryRow[] },
+): ScoreChange[] {
   const candidates = matchRules(rules, events);
   if (candidates.length === 0) return [];
-  const contactIds = [...new Set(candidates.map((candidate) => candidate.event.contactId))];
-  const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds).map((rule) => rule.id);
-  const history = await findRuleHistory(tx, workspaceId, limited, contactIds);
   const lastScored = new Map(
     history.map((row) => [`${row.rule_id} ${row.contact_id}`, Date.parse(row.last_at)]),
   );
-  const changes = decide(candidates, lastScored, new Map(scores));
-  await recordScoreChanges(
-    tx,
-    workspaceId,
-    changes.map((change) => ({ ...change, reason: 'rule' as const })),
-  );
-  return changes;
+  return decide(candidates, lastScored, new Map(scores));
 }
 
 export type RecordedChange = {
@@ -118,13 +108,8 @@ export type RecordedChange = {
   score: number;
 };
 
-/** Writes history rows, the contacts' final scores and one contact.score_changed per change. */
-export async function recordScoreChanges(
-  tx: Tx,
-  workspaceId: string,
-  changes: RecordedChange[],
-): Promise<void> {
-  if (changes.length === 0) return;
+/** The history rows of these changes, and each contact's final score. */
+export function scoreRows(changes: readonly RecordedChange[]) {
   const rows: NewScoreChange[] = changes.map((change) => ({
     id: newId('scoreChange'),
     contact_id: change.contactId,
@@ -135,12 +120,23 @@ export async function recordScoreChanges(
     score: change.score,
   }));
   const final = new Map(changes.map((change) => [change.contactId, change.score]));
-  await writeScoreChanges(
-    tx,
-    workspaceId,
-    rows,
-    [...final].map(([id, score]) => ({ id, score })),
-  );
+  return { rows, scores: [...final].map(([id, score]) => ({ id, score })) };
+}
+
+/** Writes history rows, the contacts' final scores and one contact.score_changed per change. */
+export async function recordScoreChanges(
+  tx: Tx,
+  workspaceId: string,
+  changes: RecordedChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  const { rows, scores } = scoreRows(changes);
+  await writeScoreChanges(tx, workspaceId, rows, scores);
+  await emitScoreChanges(tx, workspaceId, changes);
+}
+
+/** One contact.score_changed per change. */
+export async function emitScoreChanges(tx: Tx, workspaceId: string, changes: readonly RecordedChange[]) {
   await emitMany(
     tx,
     changes.map((change) => ({

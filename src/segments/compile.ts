@@ -23,8 +23,6 @@ type Fragment = FragmentSqlToken;
 /** What a condition can read from its target: text, a number, the JSON value itself. */
 type Target = { text: Fragment; number: Fragment | null; json: Fragment | null; present: Fragment };
 
-export type CompileContext = { workspaceId: string };
-
 const NEGATIONS: Partial<Record<Op, Op>> = {
   neq: 'eq',
   not_contains: 'contains',
@@ -169,9 +167,12 @@ function bounds(value: Fragment, comparison: Comparison): Fragment {
   ) as Fragment;
 }
 
-function eventCondition(event: EventCondition, context: CompileContext): Fragment {
+function eventCondition(event: EventCondition): Fragment {
   const seconds = event.within ? durationSeconds(event.within) : null;
-  const filters = sql.fragment`e.workspace_id = ${context.workspaceId} and e.contact_id = c.id and e.type = ${event.event}
+  // No workspace_id test: a contact's events are all in its workspace, and that test let the
+  // planner pick the (workspace, type, time) index and read every event of the type per contact
+  // instead of the contact's own through events_contact_type_time_idx.
+  const filters = sql.fragment`e.contact_id = c.id and e.type = ${event.event}
     ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
     and ${compileMetadataConditions(event.where ?? [], 'e')}`;
   const count = event.count ?? { gte: 1 };
@@ -185,12 +186,12 @@ function eventCondition(event: EventCondition, context: CompileContext): Fragmen
     from (select 1 from events e where ${filters} limit ${cap}) as hits) as counted)`;
 }
 
-function compileNode(rule: Rule, context: CompileContext): Fragment {
-  if ('all' in rule) return sql.fragment`(${sql.and(rule.all.map((child) => compileNode(child, context)))})`;
-  if ('any' in rule) return sql.fragment`(${sql.or(rule.any.map((child) => compileNode(child, context)))})`;
-  if ('not' in rule) return sql.fragment`(not ${compileNode(rule.not, context)})`;
+function compileNode(rule: Rule): Fragment {
+  if ('all' in rule) return sql.fragment`(${sql.and(rule.all.map((child) => compileNode(child)))})`;
+  if ('any' in rule) return sql.fragment`(${sql.or(rule.any.map((child) => compileNode(child)))})`;
+  if ('not' in rule) return sql.fragment`(not ${compileNode(rule.not)})`;
   if ('leadScore' in rule) return sql.fragment`(${bounds(sql.fragment`c.lead_score`, rule.leadScore)})`;
-  if ('event' in rule) return sql.fragment`coalesce(${eventCondition(rule, context)}, false)`;
+  if ('event' in rule) return sql.fragment`coalesce(${eventCondition(rule)}, false)`;
   if ('attribute' in rule) {
     return condition(jsonTarget(jsonAt(sql.fragment`c.attributes`, rule.attribute)), rule.op, rule.value);
   }
@@ -199,6 +200,6 @@ function compileNode(rule: Rule, context: CompileContext): Fragment {
 }
 
 /** A boolean SQL expression over a contacts row aliased `c`. */
-export function compileSegmentRules(rule: Rule, context: CompileContext): Fragment {
-  return compileNode(rule, context);
+export function compileSegmentRules(rule: Rule): Fragment {
+  return compileNode(rule);
 }

@@ -2,6 +2,7 @@
 // transaction, or for a whole workspace when a segment is created, edited or refreshed. Both are
 // one statement that computes the diff, applies it and returns it; every entry and exit is then
 // recorded as segment.entered / segment.exited in the same transaction.
+import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { preparedByText, sql, type Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
@@ -38,15 +39,20 @@ const toChange = (row: z.infer<typeof ChangeRow>): SegmentChange => ({
   change: row.change,
 });
 
+/**
+ * `write`: common table expressions to run first, one of them `scored`, the contacts' rows as they
+ * write them (see scoreWrites); the diff then reads those rows instead of the stored ones.
+ */
 async function diffForContacts(
   tx: Tx,
   workspaceId: string,
   segments: readonly SegmentRules[],
   ids: string[],
+  write?: FragmentSqlToken,
 ) {
   const evaluated = segments.map(
     (segment) => sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
-      coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false) as matches
+      coalesce(${compileSegmentRules(segment.rules)}, false) as matches
     from targets c`,
   );
   // The contacts are found once, not once per segment: with a batch's thousand ids, each
@@ -57,9 +63,13 @@ async function diffForContacts(
       'segments.diff',
       ChangeRow,
       sql.fragment`
-    with targets as materialized (
+    with ${
+      write
+        ? sql.fragment`${write}, targets as materialized (select * from scored)`
+        : sql.fragment`targets as materialized (
       select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')})
-    ),
+    )`
+    },
     evaluated as (${sql.join(evaluated, sql.fragment` union all `)}),
     entered as (
       insert into segment_memberships (workspace_id, segment_id, contact_id)
@@ -104,17 +114,21 @@ export async function reevaluateSegmentsForContacts(
   return reevaluateSegments(tx, input.workspaceId, segments, input.contactIds);
 }
 
-/** The same, for segments the caller has already chosen (ingest loads them with its definitions). */
+/**
+ * The same, for segments the caller has already chosen (ingest loads them with its definitions).
+ * `write`: statements to run first in the same round-trip, writing these contacts (see diffForContacts).
+ */
 export async function reevaluateSegments(
   tx: Tx,
   workspaceId: string,
   segments: readonly SegmentRules[],
   ids: readonly string[],
+  write?: FragmentSqlToken,
 ): Promise<SegmentChange[]> {
   const contactIds = [...new Set(ids)];
   if (contactIds.length === 0 || segments.length === 0) return [];
   const position = new Map(contactIds.map((id, index) => [id, index]));
-  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds))
+  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds, write))
     .map(toChange)
     .sort(
       (a, b) =>
@@ -138,7 +152,7 @@ export async function computeSegment(
   const rows = await tx.any(sql.type(ChangeRow)`
     with matched as materialized (
       select c.id from contacts c
-      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(segment.rules, { workspaceId })}, false)
+      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(segment.rules)}, false)
     ),
     entered as (
       insert into segment_memberships (workspace_id, segment_id, contact_id)

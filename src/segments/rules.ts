@@ -2,7 +2,7 @@
 // its schemas, its SQL compiler, its JavaScript matcher, and what a rule tree depends on.
 import type { Rule } from './ruleSchemas.ts';
 
-export { type CompileContext, compileMetadataConditions, compileSegmentRules } from './compile.ts';
+export { compileMetadataConditions, compileSegmentRules } from './compile.ts';
 export { matchesMetadataConditions, valueAt } from './match.ts';
 export {
   type MetadataCondition,

@@ -8,6 +8,7 @@
 //   delivery record, so a killed worker's leased attempts simply fall due again (at-least-once);
 // - when idle it sleeps until the next attempt is due (index on due_at), polling as a fallback.
 import type { Config } from '../config.ts';
+import { type Listener, listen } from '../db/listener.ts';
 import type { AppContext } from '../http/context.ts';
 import type { WorkerService } from '../jobs/registry.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
@@ -15,7 +16,6 @@ import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
 import { type ClaimedAttempt, claimAttempts, nextDueAt, releaseAttempts } from './dispatchQueries.ts';
 import { fanOutBatch } from './fanOut.ts';
-import { type Listener, listen } from './listener.ts';
 import { createDeliveryHttp, type DeliveryHttp } from './ssrf.ts';
 
 const FAN_OUT_BATCH = 200;
@@ -145,6 +145,7 @@ class Dispatcher {
 
   start(): void {
     this.listener = listen({
+      name: 'webhook dispatcher',
       databaseUrl: this.context.databaseUrl,
       channels: [OUTBOX_CHANNEL, WEBHOOKS_CHANNEL],
       log: this.context.log,

@@ -1,17 +1,22 @@
 // A dedicated connection that LISTENs on channels and calls back on each NOTIFY. slonik pools
 // hand connections back, so LISTEN needs its own client; it reconnects after a second when the
-// connection drops, and calls `onConnect` so the caller can catch up on what it may have missed.
+// connection drops. `onConnect` runs once the channels are listened to (the caller catches up on
+// what it may have missed); `onDisconnect` when the connection is lost (notifications may be
+// missed from then on).
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 
 export type Listener = { close: () => Promise<void> };
 
 export function listen(options: {
+  /** Names the listener in logs. */
+  name: string;
   databaseUrl: string;
   channels: readonly string[];
   log: Logger;
   onNotify: (channel: string) => void;
   onConnect: () => void;
+  onDisconnect?: () => void;
 }): Listener {
   let client: pg.Client | null = null;
   let closed = false;
@@ -25,15 +30,22 @@ export function listen(options: {
     }, 1000);
   };
 
+  const lost = (next: pg.Client, error?: Error) => {
+    if (client !== next) return;
+    client = null;
+    options.onDisconnect?.();
+    if (closed) return;
+    options.log.warn({ err: error, listener: options.name }, 'listener connection lost; reconnecting');
+    next.end().catch(() => {});
+    reconnectLater();
+  };
+
   const connect = async () => {
-    const next = new pg.Client({ connectionString: options.databaseUrl });
+    // keepAlive: a connection that died silently is noticed, not trusted forever.
+    const next = new pg.Client({ connectionString: options.databaseUrl, keepAlive: true });
     next.on('notification', (message) => options.onNotify(message.channel));
-    next.on('error', (error) => {
-      options.log.warn({ err: error }, 'webhook listener connection failed; reconnecting');
-      next.end().catch(() => {});
-      if (client === next) client = null;
-      reconnectLater();
-    });
+    next.on('error', (error) => lost(next, error));
+    next.on('end', () => lost(next));
     try {
       await next.connect();
       for (const channel of options.channels) await next.query(`listen ${pg.escapeIdentifier(channel)}`);
@@ -41,7 +53,7 @@ export function listen(options: {
       client = next;
       options.onConnect();
     } catch (error) {
-      options.log.warn({ err: error }, 'webhook listener could not connect; retrying');
+      options.log.warn({ err: error, listener: options.name }, 'listener could not connect; retrying');
       next.end().catch(() => {});
       reconnectLater();
     }
@@ -52,8 +64,10 @@ export function listen(options: {
     close: async () => {
       closed = true;
       clearTimeout(retry);
-      await client?.end().catch(() => {});
+      const open = client;
       client = null;
+      options.onDisconnect?.();
+      await open?.end().catch(() => {});
     },
   };
 }

@@ -1,0 +1,89 @@
+// Concurrent single-event requests to a workspace share transactions (src/events/coalesce.ts).
+// Whatever group a request lands in, it must answer exactly as it would alone.
+import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
+import type { TestResponse } from '../support/client.ts';
+import { expectProblem } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { outgoing, workspace } from './support.ts';
+
+const BURST = 60;
+
+async function eventCount(workspaceId: string) {
+  return server().context.db.oneFirst(
+    sql.unsafe`select count(*)::int from events where workspace_id = ${workspaceId}`,
+  );
+}
+
+describe('events: concurrent single events', () => {
+  it('each of a burst of concurrent requests answers with its own event and contact', async () => {
+    const { base, workspaceId, withScopes } = await workspace();
+    const client = await withScopes(['events:write']);
+    const responses = await Promise.all(
+      Array.from({ length: BURST }, (_, i) =>
+        client.post(`${base}/events`, {
+          type: `visit.${i}`,
+          email: `burst${i}@example.com`,
+          metadata: { i },
+        }),
+      ),
+    );
+    for (const [i, response] of responses.entries()) {
+      expect(response.status, response.text).to.equal(201);
+      expect(response.body).to.deep.include({ type: `visit.${i}`, metadata: { i } });
+      expect(response.body.contact.email).to.equal(`burst${i}@example.com`);
+    }
+    expect(new Set(responses.map((response) => response.body.id)).size).to.equal(BURST);
+    expect(await eventCount(workspaceId)).to.equal(BURST);
+    expect(await outgoing(workspaceId, 'contact.created')).to.have.length(BURST);
+  });
+
+  it('a failing request in a burst fails alone; the others are stored', async () => {
+    const { base, workspaceId, withScopes } = await workspace();
+    const client = await withScopes(['events:write']);
+    const first = await client.post(
+      `${base}/events`,
+      { type: 'signup', email: 'a@example.com' },
+      {
+        headers: { 'idempotency-key': 'used-for-signup' },
+      },
+    );
+    expect(first.status, first.text).to.equal(201);
+    const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      client.post(`${base}/events`, body, { headers });
+    const requests: Promise<TestResponse>[] = [];
+    for (let i = 0; i < BURST; i++) {
+      if (i === 20) requests.push(post({ type: 'click', contactId: 'ct_01JD2Z3K4M5N6P7Q8R9S0T1V2W' }));
+      else if (i === 40) requests.push(post({ type: 'purchase' }, { 'idempotency-key': 'used-for-signup' }));
+      else requests.push(post({ type: 'click', email: `ok${i}@example.com` }));
+    }
+    const responses = await Promise.all(requests);
+    expectProblem(responses[20], 404);
+    expectProblem(responses[40], 409);
+    const others = responses.filter((_, i) => i !== 20 && i !== 40);
+    for (const response of others) expect(response.status, response.text).to.equal(201);
+    expect(await eventCount(workspaceId)).to.equal(1 + others.length);
+  });
+
+  it('concurrent requests with one Idempotency-Key store one event; the rest replay it', async () => {
+    const { base, workspaceId, withScopes } = await workspace();
+    const client = await withScopes(['events:write']);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client.post(
+          `${base}/events`,
+          { type: 'purchase', email: 'buyer@example.com' },
+          {
+            headers: { 'idempotency-key': 'order-42' },
+          },
+        ),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort((a, b) => b - a);
+    expect(statuses).to.deep.equal([201, ...Array(19).fill(200)]);
+    expect(new Set(responses.map((response) => response.body.id)).size).to.equal(1);
+    for (const response of responses.filter((response) => response.status === 200))
+      expect(response.headers.get('idempotent-replayed')).to.equal('true');
+    expect(await eventCount(workspaceId)).to.equal(1);
+  });
+});
