@@ -6,7 +6,7 @@
 //   npm run bench:ingest            (embedded PostgreSQL in a temporary directory)
 //   BENCH_SECONDS=5 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,40 @@ const BATCH_SIZE = 1000;
 const BATCH_CONCURRENCY = 2;
 const SELF = fileURLToPath(import.meta.url);
 
-type Result = { requests: number; events: number; seconds: number; latencies: number[]; errors: number };
+type Result = {
+  requests: number;
+  events: number;
+  seconds: number;
+  latencies: number[];
+  errors: number;
+  cpu: CpuSeconds | null;
+};
+
+type CpuSeconds = { server: number; postgres: number };
+
+/** utime + stime of a process, in seconds (Linux /proc; USER_HZ is 100 on Linux). */
+function processCpu(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU used so far by the server under test and by every PostgreSQL process on this machine. */
+function cpuNow(serverPid: number | undefined): CpuSeconds | null {
+  if (serverPid === undefined || !existsSync('/proc/self/stat')) return null;
+  let postgres = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        postgres += processCpu(Number(entry));
+    } catch {}
+  }
+  return { server: processCpu(serverPid), postgres };
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
@@ -67,12 +100,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** `concurrency` loops, each sending one request after another until the time is up. */
 async function load(
-  url: string,
+  server: { url: string; child: ChildProcess },
   concurrency: number,
   next: () => { path: string; body: string; events: number },
 ): Promise<Result> {
-  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
-  const result: Result = { requests: 0, events: 0, seconds: 0, latencies: [], errors: 0 };
+  const pool = new Pool(server.url, { connections: concurrency, pipelining: 1 });
+  const result: Result = { requests: 0, events: 0, seconds: 0, latencies: [], errors: 0, cpu: null };
+  const cpuBefore = cpuNow(server.child.pid);
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   const loop = async () => {
@@ -95,6 +129,13 @@ async function load(
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   result.seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuNow(server.child.pid);
+  if (cpuBefore && cpuAfter) {
+    result.cpu = {
+      server: cpuAfter.server - cpuBefore.server,
+      postgres: cpuAfter.postgres - cpuBefore.postgres,
+    };
+  }
   await pool.close();
   result.latencies.sort((a, b) => a - b);
   return result;
@@ -108,6 +149,12 @@ function line(name: string, result: Result) {
     `${name.padEnd(34)} ${rate.toFixed(0).padStart(8)} events/s   p50 ${p50.padStart(6)} ms   p99 ${p99.padStart(6)} ms` +
       `   (${result.requests} requests, ${result.errors} errors)`,
   );
+  if (result.cpu && result.events > 0) {
+    const perEvent = (seconds: number) => ((seconds * 1000) / result.events).toFixed(3);
+    console.log(
+      `${''.padEnd(34)} CPU per event: server ${perEvent(result.cpu.server)} ms, PostgreSQL ${perEvent(result.cpu.postgres)} ms`,
+    );
+  }
   return rate;
 }
 
@@ -173,18 +220,18 @@ async function main() {
       only === undefined || only === 'nobatch'
         ? line(
             'baseline: express + pg, 1 INSERT',
-            await load(baseline.url, CONNECTIONS, singleEvent(setup, false)),
+            await load(baseline, CONNECTIONS, singleEvent(setup, false)),
           )
         : Number.NaN;
     const single =
       only !== 'batch'
-        ? line('POST …/events (API key)', await load(app.url, CONNECTIONS, singleEvent(setup, true)))
+        ? line('POST …/events (API key)', await load(app, CONNECTIONS, singleEvent(setup, true)))
         : Number.NaN;
     const batched =
       only !== 'single' && only !== 'nobatch'
         ? line(
             `POST …/events/batch (${BATCH_SIZE}/request)`,
-            await load(app.url, BATCH_CONCURRENCY, batch(setup)),
+            await load(app, BATCH_CONCURRENCY, batch(setup)),
           )
         : Number.NaN;
     console.log(`single / baseline = ${(single / base).toFixed(2)} (target ≥ 0.5)`);

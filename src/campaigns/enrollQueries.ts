@@ -1,7 +1,7 @@
 // SQL of enrollment at ingest: the active campaigns a request can trigger, and the set-based insert
 // of the enrollments their reentry policies allow, decided in the same statement.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const TriggeredCampaignRow = z.object({
   id: z.string(),
@@ -54,7 +54,7 @@ export async function insertAllowedEnrollments(
   )`
     with candidate as (
       select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth
-      from jsonb_to_recordset(${sql.jsonb(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
+      from jsonb_to_recordset(${jsonbRows(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
         as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
     ), history as (
       select campaign_id, contact_id, bool_or(status = 'active') as active from enrollments

@@ -1,7 +1,7 @@
 // Set-based contact SQL for ingest: one statement finds (and locks) every contact a batch names,
 // one statement creates the missing ones.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 import { ContactRow, contactColumns } from './queries.ts';
 
 export type Identifiers = { ids: string[]; emails: string[]; anonymousIds: string[] };
@@ -50,7 +50,7 @@ export async function insertContactsSkippingTaken(db: Db, workspaceId: string, c
   return db.any(sql.prepared('contacts.insert_skipping_taken', ContactRow)`
     insert into contacts as c (workspace_id, id, email, first_name, last_name, phone, anonymous_id)
     select ${workspaceId}, r.id, r.email, r.first_name, r.last_name, r.phone, r.anonymous_id
-    from jsonb_to_recordset(${sql.jsonb(contacts as never)})
+    from jsonb_to_recordset(${jsonbRows(contacts)})
       as r(id text, email text, first_name text, last_name text, phone text, anonymous_id text)
     on conflict do nothing
     returning ${contactColumns}

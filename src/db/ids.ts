@@ -37,16 +37,37 @@ function encodeTime(time: number): string {
   return out;
 }
 
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits → 16 base32 characters.
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+/** 40 bits (5 bytes from `offset`) → 8 base32 characters; 40-bit integers are exact in a double. */
+function encode40(bytes: Uint8Array, offset: number): string {
+  let value = 0;
+  for (let i = offset; i < offset + 5; i++) value = value * 256 + bytes[i];
   let out = '';
-  for (let i = 0; i < 16; i++) {
-    out = ALPHABET[Number(value & 31n)] + out;
-    value >>= 5n;
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
   }
   return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits → 16 base32 characters.
+  return encode40(bytes, 0) + encode40(bytes, 5);
+}
+
+// Random bytes are drawn from the system a few kilobytes at a time: a call per id was a measurable
+// share of ingest, which makes several ids per event.
+const RANDOM_POOL = 4096;
+let randomPool = randomBytes(RANDOM_POOL);
+let randomOffset = 0;
+
+function random10(): Uint8Array {
+  if (randomOffset + 10 > RANDOM_POOL) {
+    randomPool = randomBytes(RANDOM_POOL);
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + 10);
+  randomOffset += 10;
+  return Uint8Array.from(bytes);
 }
 
 function incremented(bytes: Uint8Array): Uint8Array {
@@ -58,7 +79,7 @@ function incremented(bytes: Uint8Array): Uint8Array {
     }
     next[i] = 0;
   }
-  return randomBytes(10);
+  return random10();
 }
 
 export function ulid(now = Date.now()): string {
@@ -66,7 +87,7 @@ export function ulid(now = Date.now()): string {
     lastRandom = incremented(lastRandom);
   } else {
     lastTime = now;
-    lastRandom = randomBytes(10);
+    lastRandom = random10();
   }
   return encodeTime(lastTime) + encodeRandom(lastRandom);
 }

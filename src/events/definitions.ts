@@ -1,7 +1,10 @@
-// What the ingest pipeline reads of the workspace's configuration, in the statement that inserts
-// the events (each stage used to read its own, a round-trip apiece): the segments it may
-// re-evaluate, the active campaigns with a trigger and the active scoring rules for the request's
-// event types.
+// What the ingest pipeline reads of a workspace's configuration: its segments, its active campaigns
+// with a trigger and its active scoring rules. They change rarely and are read on every request,
+// so each process caches them per workspace under the workspace's `definitions_version` (moved by
+// triggers on every change, sql/0009). The statement that inserts the events reads that number and,
+// only when it differs from the cached one, the definitions themselves: no round-trip of its own,
+// and a cache can never be used past a change the statement could see. The rule history of the
+// request's contacts is read there too.
 import { z } from 'zod';
 import { TriggeredCampaignRow } from '../campaigns/enrollQueries.ts';
 import { sql } from '../db/pool.ts';
@@ -16,28 +19,65 @@ const SegmentDefinition = z.object({
 });
 export type SegmentDefinition = z.infer<typeof SegmentDefinition>;
 
-export const Definitions = z.object({
+const WorkspaceDefinitions = z.object({
   segments: z.array(SegmentDefinition),
   campaigns: z.array(TriggeredCampaignRow),
   scoring_rules: z.array(ActiveRuleRow),
+});
+type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
+
+/** The columns the events insert selects beside the inserted events. */
+export const DefinitionColumns = z.object({
+  definitions_version: z.number(),
+  definitions: WorkspaceDefinitions.nullable(),
   rule_history: z.array(RuleHistoryRow),
 });
-export type Definitions = z.infer<typeof Definitions>;
+
+/** What one request's pipeline applies: the definitions that can concern its event types. */
+export type Definitions = WorkspaceDefinitions & { rule_history: z.infer<typeof RuleHistoryRow>[] };
 
 export type DefinitionsWanted = { eventTypes: string[]; allSegments: boolean; contactIds: string[] };
 
+export type Cached = { version: number; definitions: WorkspaceDefinitions };
+
+/** The most workspaces cached per process; past it the cache starts over. */
+const MAX_CACHED = 1_000;
+const cache = new Map<string, Cached>();
+
+/** What the cache holds for the workspace now (the statement is built against this). */
+export function cachedDefinitions(workspaceId: string): Cached | undefined {
+  return cache.get(workspaceId);
+}
+
 /**
- * Segments: every one when `allSegments` (new contacts), else those reading these event types or
- * the lead score; ordered by id. Campaigns: active, triggered by these event types or by any
- * segment entry; by id. Scoring rules: active, for these event types; by creation. Rule history:
- * when each of those rules that is not repeatable or has a cooldown last scored each of these
- * contacts (the contacts are locked by now, so it cannot move before scoring). As columns
- * `segments`, `campaigns`, `scoring_rules` and `rule_history`, to select beside the statement that
- * inserts the events (see insertEvents): one round-trip for all.
+ * Definitions: the workspace's segments by id, active campaigns with a trigger by id, active
+ * scoring rules by creation, when its version is not `knownVersion`, else null. Rule history:
+ * when each rule that is not repeatable or has a cooldown last scored each of these contacts (the
+ * contacts are locked by now, so it cannot move before scoring).
  */
+export function definitionColumns(workspaceId: string, known: Cached | undefined, contactIds: string[]) {
+  // -1: no workspace has it, so without a cached copy the definitions are always read.
+  const knownVersion = known?.version ?? -1;
+  return sql.fragment`
+      w.definitions_version,
+      case when w.definitions_version <> ${knownVersion} then json_build_object(
+        'segments', (select coalesce(json_agg(s order by s.id), '[]') from (
+          select id, rules, depends_on_event_types, depends_on_score from segments
+          where workspace_id = ${workspaceId}) s),
+        'campaigns', (select coalesce(json_agg(c order by c.id), '[]') from (
+          select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
+          where workspace_id = ${workspaceId} and status = 'active'
+            and (trigger_event_type is not null or trigger_segment_id is not null)) c),
+        'scoring_rules', (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
+          select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
+          where workspace_id = ${workspaceId} and active) r)
+      ) end as definitions,
+      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, contactIds)}) h) as rule_history`;
+}
+
 /** When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
  * events keep cooldowns in event time); the change's own time when that event is gone. */
-function ruleHistory(workspaceId: string, types: ReturnType<typeof sql.array>, contactIds: string[]) {
+function ruleHistory(workspaceId: string, contactIds: string[]) {
   return sql.fragment`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
     from score_changes sc left join events e on e.id = sc.event_id
@@ -45,27 +85,44 @@ function ruleHistory(workspaceId: string, types: ReturnType<typeof sql.array>, c
       and sc.contact_id = any(${sql.array(contactIds, 'text')})
       and sc.rule_id in (
         select id from scoring_rules
-        where workspace_id = ${workspaceId} and active and event_type = any(${types})
-          and (not repeatable or cooldown_seconds is not null))
+        where workspace_id = ${workspaceId} and active and (not repeatable or cooldown_seconds is not null))
     group by sc.rule_id, sc.contact_id`;
 }
 
-export function definitionColumns(workspaceId: string, wanted: DefinitionsWanted) {
-  const types = sql.array(wanted.eventTypes, 'text');
-  return sql.fragment`
-      (select coalesce(json_agg(s order by s.id), '[]') from (
-        select id, rules, depends_on_event_types, depends_on_score from segments
-        where workspace_id = ${workspaceId}
-          and (${wanted.allSegments} or depends_on_event_types && ${types} or depends_on_score)
-      ) s) as segments,
-      (select coalesce(json_agg(c order by c.id), '[]') from (
-        select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
-        where workspace_id = ${workspaceId} and status = 'active'
-          and (trigger_event_type = any(${types}) or trigger_segment_id is not null)
-      ) c) as campaigns,
-      (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
-        select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
-        where workspace_id = ${workspaceId} and active and event_type = any(${types})
-      ) r) as scoring_rules,
-      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, types, wanted.contactIds)}) h) as rule_history`;
+/**
+ * Stores what the statement read (when it read definitions) and picks what concerns this request.
+ * `known`: the cached copy the statement was built against.
+ */
+export function definitionsFor(
+  workspaceId: string,
+  known: Cached | undefined,
+  columns: z.infer<typeof DefinitionColumns>,
+  wanted: DefinitionsWanted,
+): Definitions {
+  let cached = known;
+  if (columns.definitions) {
+    cached = { version: columns.definitions_version, definitions: columns.definitions };
+    if (!cache.has(workspaceId) && cache.size >= MAX_CACHED) cache.clear();
+    cache.set(workspaceId, cached);
+  }
+  if (!cached || cached.version !== columns.definitions_version) {
+    throw new Error(`definitions of ${workspaceId} at version ${columns.definitions_version} were not read`);
+  }
+  const types = new Set(wanted.eventTypes);
+  const { segments, campaigns, scoring_rules } = cached.definitions;
+  return {
+    segments: segments.filter(
+      (segment) =>
+        wanted.allSegments ||
+        segment.depends_on_score ||
+        segment.depends_on_event_types.some((type) => types.has(type)),
+    ),
+    campaigns: campaigns.filter(
+      (campaign) =>
+        campaign.trigger_segment_id !== null ||
+        (campaign.trigger_event_type !== null && types.has(campaign.trigger_event_type)),
+    ),
+    scoring_rules: scoring_rules.filter((rule) => types.has(rule.event_type)),
+    rule_history: columns.rule_history,
+  };
 }

@@ -1,7 +1,13 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
-import { Definitions, type DefinitionsWanted, definitionColumns } from './definitions.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import {
+  cachedDefinitions,
+  DefinitionColumns,
+  type DefinitionsWanted,
+  definitionColumns,
+  definitionsFor,
+} from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -46,7 +52,7 @@ const Inserted = z.object({
   id: z.string(),
   occurred_at: z.string().transform((at) => new Date(at).toISOString()),
 });
-const InsertedWithDefinitions = Definitions.extend({ inserted: z.array(Inserted) });
+const InsertedWithDefinitions = DefinitionColumns.extend({ inserted: z.array(Inserted) });
 
 /**
  * One statement for any number of events: inserts them and reads the definitions the pipeline
@@ -59,21 +65,23 @@ export async function insertEvents(
   events: NewEvent[],
   wanted: DefinitionsWanted,
 ) {
-  const { inserted, ...definitions } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
+  const known = cachedDefinitions(workspaceId);
+  const { inserted, ...columns } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
     with inserted as (
       insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
                           utm_source, utm_medium, utm_campaign, occurred_at, source)
       select ${workspaceId}, r.id, r.contact_id, r.type, r.metadata, r.session_id, r.page_url, r.referrer,
              r.utm_source, r.utm_medium, r.utm_campaign, coalesce(r.occurred_at, now()), ${source}
-      from jsonb_to_recordset(${sql.jsonb(events as never)}) as r(
+      from jsonb_to_recordset(${jsonbRows(events)}) as r(
         id text, contact_id text, type text, metadata jsonb, session_id text, page_url text, referrer text,
         utm_source text, utm_medium text, utm_campaign text, occurred_at timestamptz)
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
-      ${definitionColumns(workspaceId, wanted)}
+      ${definitionColumns(workspaceId, known, wanted.contactIds)}
+    from workspaces w where w.id = ${workspaceId}
   `);
-  return { inserted, definitions };
+  return { inserted, definitions: definitionsFor(workspaceId, known, columns, wanted) };
 }
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {

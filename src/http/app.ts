@@ -33,6 +33,14 @@ const BODY_LIMIT = '1mb';
 
 function requestIdAndLog(app: AppContext) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // Express 5's req.query is a getter that parses the query string on every read, and a request
+    // reads it several times (session skip, cross-site guard, authentication, validation).
+    Object.defineProperty(req, 'query', {
+      value: req.query,
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    });
     const incoming = req.get('x-request-id');
     req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.id);

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabasePool } from 'slonik';
 import { afterCommit } from '../db/afterCommit.ts';
 import { newId } from '../db/ids.ts';
-import { type Db, sql, VoidRow } from '../db/pool.ts';
+import { type Db, jsonbRows, sql, VoidRow } from '../db/pool.ts';
 import type { OutgoingEventType } from './eventTypes.ts';
 
 export const OUTBOX_CHANNEL = 'switchboard_outbox';
@@ -59,7 +59,7 @@ async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<voi
   await db.query(sql.prepared('outbox.insert', VoidRow)`
     insert into outgoing_events (id, workspace_id, type, data)
     select id, workspace_id, type, data
-    from jsonb_to_recordset(${sql.jsonb(rows)}) as r(id text, workspace_id text, type text, data jsonb)
+    from jsonb_to_recordset(${jsonbRows(rows)}) as r(id text, workspace_id text, type text, data jsonb)
   `);
 }
 

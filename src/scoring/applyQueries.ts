@@ -2,7 +2,7 @@
 
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 import type { MetadataCondition } from '../segments/rules.ts';
 
 export const ActiveRuleRow = z.object({
@@ -46,7 +46,7 @@ export function scoreWrites(
     history as (
       insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
       select ${workspaceId}, id, contact_id, rule_id, event_id, reason, previous_score, score
-      from jsonb_to_recordset(${sql.jsonb(changes)})
+      from jsonb_to_recordset(${jsonbRows(changes)})
         as r(id text, contact_id text, rule_id text, event_id text, reason text, previous_score int, score int)
     ),
     scored as (

@@ -199,7 +199,17 @@ function compileNode(rule: Rule): Fragment {
   return condition(textTarget(FIELD_COLUMNS[rule.field]), rule.op, rule.value);
 }
 
-/** A boolean SQL expression over a contacts row aliased `c`. */
+const compiled = new WeakMap<Rule, Fragment>();
+
+/**
+ * A boolean SQL expression over a contacts row aliased `c`. Remembered per rules object: ingest
+ * keeps each workspace's definitions cached, so a segment is compiled once per definitions version.
+ */
 export function compileSegmentRules(rule: Rule): Fragment {
-  return compileNode(rule);
+  let fragment = compiled.get(rule);
+  if (!fragment) {
+    fragment = compileNode(rule);
+    compiled.set(rule, fragment);
+  }
+  return fragment;
 }
