@@ -1,10 +1,12 @@
 // Ingest benchmark (issue 3). A workspace with 10 segments of mixed kinds, 5 scoring rules,
 // 3 active event-triggered campaigns and 10,000 contacts; 50 connections post single events
 // with an API key for 20 s, then the batch endpoint; beside a bare Express + pg route doing one
-// INSERT per request on the same database. Servers run in child processes so the load generator
-// does not share their event loop.
+// INSERT per request on the same database, run in slices alternating with the single events.
+// Servers run in child processes so the load generator does not share their event loop; each run
+// also prints the CPU the server and PostgreSQL spent per event.
 //   npm run bench:ingest            (embedded PostgreSQL in a temporary directory)
-//   BENCH_SECONDS=5 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
+//   BENCH_SECONDS=5 BENCH_ROUNDS=2 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
+//   BENCH_ONLY=single|nobatch|batch skips runs; BENCH_CPU_PROF=dir profiles the server.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { migrateAll } from '../src/runtime.ts';
 import { type Setup, setUpWorkspace } from './ingestSetup.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 50;
 const BATCH_SIZE = 1000;
 const BATCH_CONCURRENCY = 2;
@@ -33,11 +36,15 @@ type Result = {
 
 type CpuSeconds = { server: number; postgres: number };
 
-/** utime + stime of a process, in seconds (Linux /proc; USER_HZ is 100 on Linux). */
+/**
+ * CPU of a process and of its children that have ended (utime, stime, cutime, cstime), in seconds
+ * (Linux /proc; USER_HZ is 100 on Linux). PostgreSQL backends and autovacuum workers come and go;
+ * the postmaster's cutime keeps what the ended ones used.
+ */
 function processCpu(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
   } catch {
     return 0;
   }
@@ -103,12 +110,13 @@ async function load(
   server: { url: string; child: ChildProcess },
   concurrency: number,
   next: () => { path: string; body: string; events: number },
+  seconds = SECONDS,
 ): Promise<Result> {
   const pool = new Pool(server.url, { connections: concurrency, pipelining: 1 });
   const result: Result = { requests: 0, events: 0, seconds: 0, latencies: [], errors: 0, cpu: null };
   const cpuBefore = cpuNow(server.child.pid);
   const started = performance.now();
-  const deadline = started + SECONDS * 1000;
+  const deadline = started + seconds * 1000;
   const loop = async () => {
     while (performance.now() < deadline) {
       const request = next();
@@ -139,6 +147,24 @@ async function load(
   await pool.close();
   result.latencies.sort((a, b) => a - b);
   return result;
+}
+
+/** The runs of one case as one result. */
+function combined(results: Result[]): Result {
+  const cpu = results.every((result) => result.cpu)
+    ? {
+        server: results.reduce((sum, result) => sum + result.cpu!.server, 0),
+        postgres: results.reduce((sum, result) => sum + result.cpu!.postgres, 0),
+      }
+    : null;
+  return {
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+    events: results.reduce((sum, result) => sum + result.events, 0),
+    seconds: results.reduce((sum, result) => sum + result.seconds, 0),
+    latencies: results.flatMap((result) => result.latencies).sort((a, b) => a - b),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    cpu,
+  };
 }
 
 function line(name: string, result: Result) {
@@ -201,32 +227,29 @@ async function main() {
     await migrateAll(database.url);
     const setupChild = await startChild('setup', database.url);
     const setup = await setUpWorkspace(setupChild.url);
-    if (process.env.BENCH_ANALYZE) {
-      const pg = (await import('pg')).default;
-      const c = new pg.Client(database.url);
-      await c.connect();
-      await c.query('analyze');
-      await c.end();
-    }
+    await analyze(database.url);
     await stopChild(setupChild.child);
     const app = await startChild('app', database.url);
     children.push(app.child);
     const baseline = await startChild('baseline', database.url);
     children.push(baseline.child);
-    console.log(`${SECONDS} s per run, ${CONNECTIONS} connections; workspace: ${setup.summary}`);
+    console.log(
+      `${SECONDS} s per case (baseline and single events alternating in ${ROUNDS} rounds), ${CONNECTIONS} connections; workspace: ${setup.summary}`,
+    );
     // BENCH_ONLY=batch (or single) skips the other runs, for profiling one of them.
     const only = process.env.BENCH_ONLY;
-    const base =
-      only === undefined || only === 'nobatch'
-        ? line(
-            'baseline: express + pg, 1 INSERT',
-            await load(baseline, CONNECTIONS, singleEvent(setup, false)),
-          )
-        : Number.NaN;
-    const single =
-      only !== 'batch'
-        ? line('POST …/events (API key)', await load(app, CONNECTIONS, singleEvent(setup, true)))
-        : Number.NaN;
+    // The baseline and single events alternate in ROUNDS slices, so that the machine's speed drifting
+    // during the run (it does, by ±15 % here) weighs on both alike.
+    const baseRuns: Result[] = [];
+    const singleRuns: Result[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      if (only === undefined || only === 'nobatch')
+        baseRuns.push(await load(baseline, CONNECTIONS, singleEvent(setup, false), SECONDS / ROUNDS));
+      if (only !== 'batch')
+        singleRuns.push(await load(app, CONNECTIONS, singleEvent(setup, true), SECONDS / ROUNDS));
+    }
+    const base = baseRuns.length ? line('baseline: express + pg, 1 INSERT', combined(baseRuns)) : Number.NaN;
+    const single = singleRuns.length ? line('POST …/events (API key)', combined(singleRuns)) : Number.NaN;
     const batched =
       only !== 'single' && only !== 'nobatch'
         ? line(

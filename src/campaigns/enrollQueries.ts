@@ -46,28 +46,26 @@ export async function insertAllowedEnrollments(
   workspaceId: string,
   candidates: readonly EnrollmentCandidate[],
 ): Promise<Set<string>> {
-  const contactIds = [...new Set(candidates.map((candidate) => candidate.contact_id))];
-  const campaignIds = [...new Set(candidates.map((candidate) => candidate.campaign_id))];
+  // The history is looked up per candidate, by contact: a correlated lookup is planned on the
+  // (contact, campaign) index whatever the statistics say, where a join over the request's arrays
+  // was once planned on the campaign index and filtered every enrollment of the campaign.
   const ids = await db.anyFirst(sql.prepared(
     'campaigns.insert_allowed_enrollments',
     z.object({ id: z.string() }),
   )`
     with candidate as (
-      select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth
+      select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth,
+        (select bool_or(e.status = 'active') from enrollments e
+         where e.contact_id = r.contact_id and e.campaign_id = r.campaign_id) as active
       from jsonb_to_recordset(${jsonbRows(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
         as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
-    ), history as (
-      select campaign_id, contact_id, bool_or(status = 'active') as active from enrollments
-      where workspace_id = ${workspaceId} and contact_id = any(${sql.array(contactIds, 'text')})
-        and campaign_id = any(${sql.array(campaignIds, 'text')})
-      group by campaign_id, contact_id
     )
     insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
     select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id
-    from candidate c left join history h on h.campaign_id = c.campaign_id and h.contact_id = c.contact_id
+    from candidate c
     where c.reentry = 'always'
-       or (c.nth = 1 and c.reentry = 'never' and h.active is null)
-       or (c.nth = 1 and c.reentry = 'after_completion' and h.active is not true)
+       or (c.nth = 1 and c.reentry = 'never' and c.active is null)
+       or (c.nth = 1 and c.reentry = 'after_completion' and c.active is not true)
     order by c.ord
     returning id
   `);

@@ -3,9 +3,10 @@
 // event (ten statements and a commit), where twenty transactions cost twenty times that. Each
 // request still answers only after its group committed, with its own event and side effects.
 //
-// - A group starts at once when fewer than CONCURRENT_GROUPS are running (after the current I/O
-//   phase, so requests that arrived together go together); otherwise requests wait for the next
-//   free slot and leave together. An idle service therefore adds no latency.
+// - A group starts at once when none is running (after the current I/O phase, so requests that
+//   arrived together go together), so an idle service adds no latency. While groups run, requests
+//   wait and leave together when one ends, or beside them once enough wait (MIN_OVERLAPPING_GROUP,
+//   up to CONCURRENT_GROUPS at a time).
 // - A group that fails for any reason (an unknown contactId, a reused idempotency key, a deadlock
 //   between two groups) is rolled back whole and its requests are run again one by one, each in
 //   its own transaction, so one request's error is never another's.
@@ -16,6 +17,12 @@ import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 const CONCURRENT_GROUPS = 4;
 /** The most requests one group carries: bigger groups lock more contacts at once. */
 const MAX_GROUP = 100;
+/**
+ * While a group runs, another starts beside it only for this many waiting requests; fewer wait for
+ * a running group to end and leave together. Starting every free slot at once made groups of one
+ * or two, each paying the whole pipeline's round-trips.
+ */
+const MIN_OVERLAPPING_GROUP = 16;
 
 type Waiting = {
   item: IngestItem;
@@ -28,6 +35,7 @@ class IngestCoalescer {
   /** Waiting requests by workspace; Map order serves the workspace that waited longest first. */
   private readonly waiting = new Map<string, Waiting[]>();
   private running = 0;
+  private waitingCount = 0;
   private scheduled = false;
 
   constructor(pool: DatabasePool) {
@@ -39,12 +47,19 @@ class IngestCoalescer {
       const queue = this.waiting.get(workspaceId);
       if (queue) queue.push({ item, resolve, reject });
       else this.waiting.set(workspaceId, [{ item, resolve, reject }]);
+      this.waitingCount++;
       this.schedule();
     });
   }
 
+  private mayStartGroup(): boolean {
+    if (this.waitingCount === 0) return false;
+    if (this.running === 0) return true;
+    return this.running < CONCURRENT_GROUPS && this.waitingCount >= MIN_OVERLAPPING_GROUP;
+  }
+
   private schedule() {
-    if (this.scheduled || this.running >= CONCURRENT_GROUPS) return;
+    if (this.scheduled || !this.mayStartGroup()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -53,9 +68,10 @@ class IngestCoalescer {
   }
 
   private startGroups() {
-    while (this.running < CONCURRENT_GROUPS && this.waiting.size > 0) {
+    while (this.mayStartGroup()) {
       const [workspaceId, queue] = this.waiting.entries().next().value!;
       const group = queue.splice(0, MAX_GROUP);
+      this.waitingCount -= group.length;
       this.waiting.delete(workspaceId);
       // The rest of a long queue goes to the back, behind other workspaces.
       if (queue.length > 0) this.waiting.set(workspaceId, queue);

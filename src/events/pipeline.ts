@@ -1,5 +1,5 @@
 // The side effects of ingest, in the spec's order, set-based over every contact of the request:
-// 1. segments that can depend on these event types (every segment for new contacts);
+// 1. segments that can depend on the event types each contact brought (every one for new contacts);
 // 2. campaigns whose trigger matches an event or a segment just entered;
 // 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved, and
 //    campaigns triggered by the segments they entered there.
@@ -16,8 +16,37 @@ import {
   scoreRows,
 } from '../scoring/apply.ts';
 import { scoreWrites } from '../scoring/applyQueries.ts';
-import { reevaluateSegments, type SegmentChange } from '../segments/evaluate.ts';
-import type { Definitions } from './definitions.ts';
+import { reevaluateSegments } from '../segments/evaluate.ts';
+import type { Definitions, SegmentDefinition } from './definitions.ts';
+
+/**
+ * For each segment, the contacts to re-evaluate it for: a new contact for every segment, another
+ * only for the segments that read one of the event types it brought (a purchase cannot move a
+ * segment of page views).
+ */
+function contactsPerSegment(
+  segments: readonly SegmentDefinition[],
+  events: readonly ScoredEvent[],
+  createdIds: ReadonlySet<string>,
+): Map<string, string[]> {
+  const typesOf = new Map<string, Set<string>>();
+  for (const event of events) {
+    const types = typesOf.get(event.contactId) ?? new Set<string>();
+    types.add(event.type);
+    typesOf.set(event.contactId, types);
+  }
+  const contacts = [...typesOf];
+  return new Map(
+    segments.map((segment) => [
+      segment.id,
+      contacts.flatMap(([contactId, types]) =>
+        createdIds.has(contactId) || segment.depends_on_event_types.some((type) => types.has(type))
+          ? [contactId]
+          : [],
+      ),
+    ]),
+  );
+}
 
 export async function applySideEffects(
   tx: Tx,
@@ -27,16 +56,11 @@ export async function applySideEffects(
   { createdIds, contacts }: { createdIds: Set<string>; contacts: ReadonlyMap<string, ContactRow> },
 ): Promise<void> {
   if (events.length === 0) return;
-  const eventTypes = [...new Set(events.map((event) => event.type))];
   const { segments, campaigns } = definitions;
-  const byEventType = segments.filter((segment) =>
-    segment.depends_on_event_types.some((type) => eventTypes.includes(type)),
-  );
-  const existing = [...new Set(events.map((event) => event.contactId))].filter((id) => !createdIds.has(id));
-  const changes: SegmentChange[] = [
-    ...(await reevaluateSegments(tx, workspaceId, segments, [...createdIds])),
-    ...(await reevaluateSegments(tx, workspaceId, byEventType, existing)),
-  ];
+  const contactIds = [...new Set(events.map((event) => event.contactId))];
+  const changes = await reevaluateSegments(tx, workspaceId, segments, contactIds, {
+    only: contactsPerSegment(segments, events, createdIds),
+  });
   await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
@@ -52,6 +76,6 @@ export async function applySideEffects(
   const { rows, scores: final } = scoreRows(scoreChanges);
   const rescored = final.map((row) => row.id);
   const write = scoreWrites(workspaceId, rows, final);
-  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, write);
+  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, { write });
   await enrollWithCampaigns(tx, workspaceId, campaigns, [], entered);
 }

@@ -176,11 +176,11 @@ function eventCondition(event: EventCondition): Fragment {
     ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
     and ${compileMetadataConditions(event.where ?? [], 'e')}`;
   const count = event.count ?? { gte: 1 };
-  const keys = Object.keys(count);
-  if (keys.length === 1 && (count.gte === 1 || count.gt === 0)) {
-    return sql.fragment`exists (select 1 from events e where ${filters})`;
-  }
-  // Counting stops one past the largest bound: enough to decide every comparison.
+  // Always a capped count, never EXISTS: the planner may turn an EXISTS into a hashed subplan that
+  // reads every event of the type in the table, which it does when its statistics predate the
+  // type (a new event type, a freshly loaded workspace) and take it for a handful of rows. A count
+  // over a LIMIT stays a lookup of the contact's own events. Counting stops one past the largest
+  // bound: enough to decide every comparison (one row, for "at least once").
   const cap = Math.max(...Object.values(count)) + 1;
   return sql.fragment`(select ${bounds(sql.fragment`counted.n`, count)} from (select count(*) as n
     from (select 1 from events e where ${filters} limit ${cap}) as hits) as counted)`;

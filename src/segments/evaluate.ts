@@ -39,22 +39,29 @@ const toChange = (row: z.infer<typeof ChangeRow>): SegmentChange => ({
   change: row.change,
 });
 
-/**
- * `write`: common table expressions to run first, one of them `scored`, the contacts' rows as they
- * write them (see scoreWrites); the diff then reads those rows instead of the stored ones.
- */
+export type DiffOptions = {
+  /**
+   * Common table expressions to run first, one of them `scored`: the contacts' rows as they write
+   * them (see scoreWrites); the diff then reads those rows instead of the stored ones.
+   */
+  write?: FragmentSqlToken;
+  /** Per segment, the contacts to evaluate it for (default: all of them). */
+  only?: ReadonlyMap<string, readonly string[]>;
+};
+
 async function diffForContacts(
   tx: Tx,
   workspaceId: string,
   segments: readonly SegmentRules[],
   ids: string[],
-  write?: FragmentSqlToken,
+  { write, only }: DiffOptions,
 ) {
-  const evaluated = segments.map(
-    (segment) => sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
+  const evaluated = segments.map((segment) => {
+    const subset = only?.get(segment.id);
+    return sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
       coalesce(${compileSegmentRules(segment.rules)}, false) as matches
-    from targets c`,
-  );
+    from targets c${subset ? sql.fragment` where c.id = any(${sql.array([...subset], 'text')})` : sql.fragment``}`;
+  });
   // The contacts are found once, not once per segment: with a batch's thousand ids, each
   // segment's own `id = any(…)` scan of the workspace cost more than its rules. The text is
   // the same for the same segments, so it is prepared: parsing and planning it was most of its cost.
@@ -116,19 +123,21 @@ export async function reevaluateSegmentsForContacts(
 
 /**
  * The same, for segments the caller has already chosen (ingest loads them with its definitions).
- * `write`: statements to run first in the same round-trip, writing these contacts (see diffForContacts).
+ * `options.only` narrows each segment to some of the contacts (a segment with none is skipped);
+ * `options.write` runs statements writing these contacts first, in the same round-trip.
  */
 export async function reevaluateSegments(
   tx: Tx,
   workspaceId: string,
-  segments: readonly SegmentRules[],
+  chosen: readonly SegmentRules[],
   ids: readonly string[],
-  write?: FragmentSqlToken,
+  options: DiffOptions = {},
 ): Promise<SegmentChange[]> {
   const contactIds = [...new Set(ids)];
+  const segments = chosen.filter((segment) => options.only?.get(segment.id)?.length !== 0);
   if (contactIds.length === 0 || segments.length === 0) return [];
   const position = new Map(contactIds.map((id, index) => [id, index]));
-  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds, write))
+  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds, options))
     .map(toChange)
     .sort(
       (a, b) =>
