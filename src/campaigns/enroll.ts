@@ -69,18 +69,38 @@ export async function enrollWithCampaigns(
   events: TriggerEvent[],
   changes: SegmentChange[],
 ): Promise<void> {
+  const proposed = proposeEnrollments(campaigns, events, changes);
+  if (proposed.length === 0) return;
+  await emitEnrollments(tx, workspaceId, proposed, await insertAllowedEnrollments(tx, workspaceId, proposed));
+}
+
+/**
+ * The enrollments that active campaigns' triggers ask for (events first, in order, then segment
+ * entries), before their reentry policies are applied by the insert.
+ */
+export function proposeEnrollments(
+  campaigns: readonly TriggeredCampaignRow[],
+  events: TriggerEvent[],
+  changes: SegmentChange[],
+): EnrollmentCandidate[] {
   const entered = changes.filter((change) => change.change === 'entered');
-  if (campaigns.length === 0 || (events.length === 0 && entered.length === 0)) return;
-  const found = candidates(campaigns, events, entered);
-  if (found.length === 0) return;
-  const proposed: EnrollmentCandidate[] = found.map((candidate) => ({
+  if (campaigns.length === 0 || (events.length === 0 && entered.length === 0)) return [];
+  return candidates(campaigns, events, entered).map((candidate) => ({
     id: newId('enrollment'),
     campaign_id: candidate.campaign.id,
     contact_id: candidate.contactId,
     trigger_event_id: candidate.eventId,
     reentry: candidate.campaign.reentry,
   }));
-  const inserted = await insertAllowedEnrollments(tx, workspaceId, proposed);
+}
+
+/** campaign.contact.enrolled for each proposed enrollment that was inserted, in order. */
+export async function emitEnrollments(
+  tx: Tx,
+  workspaceId: string,
+  proposed: readonly EnrollmentCandidate[],
+  inserted: ReadonlySet<string>,
+): Promise<void> {
   const enrollments = proposed.filter((candidate) => inserted.has(candidate.id));
   await emitMany(
     tx,

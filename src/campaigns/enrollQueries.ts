@@ -36,38 +36,48 @@ export type EnrollmentCandidate = {
 };
 
 /**
- * Inserts the candidates the reentry policies allow, deciding in the same statement from what each
- * contact has had of each campaign: `never`, once ever; `after_completion`, not while one is
- * active; `always`, every time. Candidates are taken in order, so within the request only the
- * first of a (campaign, contact) can pass the first two. Returns the ids inserted.
+ * The common table expressions that insert the candidates the reentry policies allow, deciding
+ * from what each contact has had of each campaign: `never`, once ever; `after_completion`, not
+ * while one is active; `always`, every time. Candidates are taken in order, so within the request
+ * only the first of a (campaign, contact) can pass the first two. `enrolled` holds the ids
+ * inserted. On their own (insertAllowedEnrollments) or inside ingest's segment diff.
  */
-export async function insertAllowedEnrollments(
-  db: Db,
-  workspaceId: string,
-  candidates: readonly EnrollmentCandidate[],
-): Promise<Set<string>> {
+export function allowedEnrollments(workspaceId: string, candidates: readonly EnrollmentCandidate[]) {
   // The history is looked up per candidate, by contact: a correlated lookup is planned on the
   // (contact, campaign) index whatever the statistics say, where a join over the request's arrays
   // was once planned on the campaign index and filtered every enrollment of the campaign.
-  const ids = await db.anyFirst(sql.prepared(
-    'campaigns.insert_allowed_enrollments',
-    z.object({ id: z.string() }),
-  )`
-    with candidate as (
+  return sql.fragment`
+    enroll_candidate as (
       select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth,
         (select bool_or(e.status = 'active') from enrollments e
          where e.contact_id = r.contact_id and e.campaign_id = r.campaign_id) as active
       from jsonb_to_recordset(${jsonbRows(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
         as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
-    )
-    insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
-    select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id
-    from candidate c
-    where c.reentry = 'always'
-       or (c.nth = 1 and c.reentry = 'never' and c.active is null)
-       or (c.nth = 1 and c.reentry = 'after_completion' and c.active is not true)
-    order by c.ord
-    returning id
+    ),
+    enrolled as (
+      insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
+      select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id
+      from enroll_candidate c
+      where c.reentry = 'always'
+         or (c.nth = 1 and c.reentry = 'never' and c.active is null)
+         or (c.nth = 1 and c.reentry = 'after_completion' and c.active is not true)
+      order by c.ord
+      returning id
+    )`;
+}
+
+/** Inserts the candidates their reentry policies allow (see allowedEnrollments); returns their ids. */
+export async function insertAllowedEnrollments(
+  db: Db,
+  workspaceId: string,
+  candidates: readonly EnrollmentCandidate[],
+): Promise<Set<string>> {
+  const ids = await db.anyFirst(sql.prepared(
+    'campaigns.insert_allowed_enrollments',
+    z.object({ id: z.string() }),
+  )`
+    with ${allowedEnrollments(workspaceId, candidates)}
+    select id from enrolled
   `);
   return new Set(ids);
 }

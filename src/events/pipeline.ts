@@ -5,7 +5,8 @@
 //    campaigns triggered by the segments they entered there.
 // Each step runs once for the whole request, so a batch costs the same round-trips as one event;
 // the segments, campaigns and rules they use are read once, with the insert of the events.
-import { enrollWithCampaigns } from '../campaigns/enroll.ts';
+import { emitEnrollments, enrollWithCampaigns, proposeEnrollments } from '../campaigns/enroll.ts';
+import { allowedEnrollments, insertAllowedEnrollments } from '../campaigns/enrollQueries.ts';
 import type { ContactRow } from '../contacts/queries.ts';
 import type { Tx } from '../db/pool.ts';
 import {
@@ -16,7 +17,7 @@ import {
   scoreRows,
 } from '../scoring/apply.ts';
 import { scoreWrites } from '../scoring/applyQueries.ts';
-import { reevaluateSegments } from '../segments/evaluate.ts';
+import { reevaluateSegments, reevaluateSegmentsAndEnroll } from '../segments/evaluate.ts';
 import type { Definitions, SegmentDefinition } from './definitions.ts';
 
 /**
@@ -58,10 +59,19 @@ export async function applySideEffects(
   if (events.length === 0) return;
   const { segments, campaigns } = definitions;
   const contactIds = [...new Set(events.map((event) => event.contactId))];
-  const changes = await reevaluateSegments(tx, workspaceId, segments, contactIds, {
+  // Event-triggered enrollments go in the segment diff's statement: one round-trip for both.
+  const proposed = proposeEnrollments(campaigns, events, []);
+  const enroll = proposed.length ? allowedEnrollments(workspaceId, proposed) : undefined;
+  const diff = await reevaluateSegmentsAndEnroll(tx, workspaceId, segments, contactIds, {
     only: contactsPerSegment(segments, events, createdIds),
+    enroll,
   });
-  await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
+  const enrolled =
+    diff?.enrolled ??
+    (proposed.length ? await insertAllowedEnrollments(tx, workspaceId, proposed) : new Set<string>());
+  await emitEnrollments(tx, workspaceId, proposed, enrolled);
+  // Then campaigns triggered by the segments just entered.
+  await enrollWithCampaigns(tx, workspaceId, campaigns, [], diff?.changes ?? []);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
   const scoreChanges = scoreEvents(definitions.scoring_rules, events, {

@@ -16,6 +16,11 @@ const ChangeRow = z.object({
   contact_id: z.string(),
   change: z.enum(['entered', 'exited']),
 });
+/** A diff's row: a membership change, or (`enrolled`, the id in `segment_id`) an enrollment. */
+const DiffRow = z.union([
+  ChangeRow,
+  z.object({ segment_id: z.string(), contact_id: z.null(), change: z.literal('enrolled') }),
+]);
 
 /** Emitting thousands of changes (a new segment over a large workspace) goes in slices. */
 const EMIT_SLICE = 5_000;
@@ -47,6 +52,11 @@ export type DiffOptions = {
   write?: FragmentSqlToken;
   /** Per segment, the contacts to evaluate it for (default: all of them). */
   only?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Common table expressions that insert enrollments, one of them `enrolled` (their ids; see
+   * allowedEnrollments), run in the same round-trip: ingest's event-triggered enrollments.
+   */
+  enroll?: FragmentSqlToken;
 };
 
 async function diffForContacts(
@@ -54,7 +64,7 @@ async function diffForContacts(
   workspaceId: string,
   segments: readonly SegmentRules[],
   ids: string[],
-  { write, only }: DiffOptions,
+  { write, only, enroll }: DiffOptions,
 ) {
   const evaluated = segments.map((segment) => {
     const subset = only?.get(segment.id);
@@ -68,7 +78,7 @@ async function diffForContacts(
   return tx.any(
     preparedByText(
       'segments.diff',
-      ChangeRow,
+      DiffRow,
       sql.fragment`
     with ${
       write
@@ -76,7 +86,7 @@ async function diffForContacts(
         : sql.fragment`targets as materialized (
       select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')})
     )`
-    },
+    },${enroll ? sql.fragment` ${enroll},` : sql.fragment``}
     evaluated as (${sql.join(evaluated, sql.fragment` union all `)}),
     entered as (
       insert into segment_memberships (workspace_id, segment_id, contact_id)
@@ -89,7 +99,9 @@ async function diffForContacts(
       returning m.segment_id, m.contact_id
     )
     select segment_id, contact_id, 'entered' as change from entered
-    union all select segment_id, contact_id, 'exited' as change from exited
+    union all select segment_id, contact_id, 'exited' as change from exited${
+      enroll ? sql.fragment` union all select id, null, 'enrolled' from enrolled` : sql.fragment``
+    }
   `,
     ),
   );
@@ -131,14 +143,30 @@ export async function reevaluateSegments(
   workspaceId: string,
   chosen: readonly SegmentRules[],
   ids: readonly string[],
-  options: DiffOptions = {},
+  options: Omit<DiffOptions, 'enroll'> = {},
 ): Promise<SegmentChange[]> {
+  return (await reevaluateSegmentsAndEnroll(tx, workspaceId, chosen, ids, options))?.changes ?? [];
+}
+
+/**
+ * reevaluateSegments, also running `options.enroll` in the same statement. Null when there was
+ * nothing to evaluate, and so no statement (the caller inserts its enrollments itself).
+ */
+export async function reevaluateSegmentsAndEnroll(
+  tx: Tx,
+  workspaceId: string,
+  chosen: readonly SegmentRules[],
+  ids: readonly string[],
+  options: DiffOptions = {},
+): Promise<{ changes: SegmentChange[]; enrolled: Set<string> } | null> {
   const contactIds = [...new Set(ids)];
   const segments = chosen.filter((segment) => options.only?.get(segment.id)?.length !== 0);
-  if (contactIds.length === 0 || segments.length === 0) return [];
+  if (contactIds.length === 0 || segments.length === 0) return null;
   const position = new Map(contactIds.map((id, index) => [id, index]));
-  const changes = (await diffForContacts(tx, workspaceId, segments, contactIds, options))
-    .map(toChange)
+  const rows = await diffForContacts(tx, workspaceId, segments, contactIds, options);
+  const enrolled = new Set(rows.flatMap((row) => (row.change === 'enrolled' ? [row.segment_id] : [])));
+  const changes = rows
+    .flatMap((row) => (row.change === 'enrolled' ? [] : [toChange(row)]))
     .sort(
       (a, b) =>
         position.get(a.contactId)! - position.get(b.contactId)! ||
@@ -146,7 +174,7 @@ export async function reevaluateSegments(
         a.change.localeCompare(b.change),
     );
   await emitChanges(tx, workspaceId, changes);
-  return changes;
+  return { changes, enrolled };
 }
 
 /**
