@@ -41,8 +41,13 @@ export function listen(options: {
   };
 
   const connect = async () => {
-    // keepAlive: a connection that died silently is noticed, not trusted forever.
-    const next = new pg.Client({ connectionString: options.databaseUrl, keepAlive: true });
+    // TCP keepalive from 10 s of silence: a connection that died without a word (a partition, a NAT
+    // timeout) is noticed within about a minute, not after the system's default two hours.
+    const next = new pg.Client({
+      connectionString: options.databaseUrl,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     next.on('notification', (message) => options.onNotify(message.channel));
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next));

@@ -1,28 +1,36 @@
 // Group commit for single-event ingest. Concurrent POST …/events requests to one workspace share a
 // transaction: the pipeline is set-based, so a group of twenty costs about the round-trips of one
-// event (ten statements and a commit), where twenty transactions cost twenty times that. Each
-// request still answers only after its group committed, with its own event and side effects.
+// event (seven statements, BEGIN and COMMIT included), where twenty transactions cost twenty times
+// that. Each request still answers only after its group committed, with its own event and side
+// effects.
 //
-// - A group starts at once when none is running (after the current I/O phase, so requests that
-//   arrived together go together), so an idle service adds no latency. While groups run, requests
-//   wait and leave together when one ends, or beside them once enough wait (MIN_OVERLAPPING_GROUP,
-//   up to CONCURRENT_GROUPS at a time).
-// - A group that fails for any reason (an unknown contactId, a reused idempotency key, a deadlock
-//   between two groups) is rolled back whole and its requests are run again one by one, each in
-//   its own transaction, so one request's error is never another's.
+// - A workspace with no group running starts one at once (after the current I/O phase, so requests
+//   that arrived together go together): an idle service adds no latency, and one workspace's slow
+//   group (waiting on a batch import's row locks, say) never holds up another workspace.
+// - While a workspace's group runs, its new requests wait and leave together when it ends, or
+//   beside it once MIN_OVERLAPPING_GROUP wait (at most GROUPS_PER_WORKSPACE at a time).
+// - A group that fails on something one request can cause (an unknown contactId, a reused
+//   idempotency key, bad data, a deadlock with another group) is rolled back whole and its requests
+//   are run again one by one, so one request's error is never another's. Any other failure (the
+//   database down or overloaded) is every request's answer at once, as alone it would have been.
 import type { DatabasePool } from 'slonik';
+import { AppError } from '../http/errors.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 
-/** Groups in flight per process; a group holds one pooled connection while it runs. */
-const CONCURRENT_GROUPS = 4;
+/** Groups in flight per process; each holds a pooled connection (the default pool has 10). */
+const MAX_GROUPS = 6;
+/** Groups in flight for one workspace. */
+const GROUPS_PER_WORKSPACE = 4;
 /** The most requests one group carries: bigger groups lock more contacts at once. */
 const MAX_GROUP = 100;
 /**
- * While a group runs, another starts beside it only for this many waiting requests; fewer wait for
- * a running group to end and leave together. Starting every free slot at once made groups of one
- * or two, each paying the whole pipeline's round-trips.
+ * While a workspace's group runs, another starts beside it only for this many waiting requests;
+ * fewer wait for a running group to end and leave together. Starting every free slot at once made
+ * groups of one or two, each paying the whole pipeline's round-trips.
  */
 const MIN_OVERLAPPING_GROUP = 16;
+/** SQLSTATE classes a single request's data can cause: data exception, integrity, rollback. */
+const REQUEST_SQLSTATE_CLASSES = new Set(['22', '23', '40']);
 
 type Waiting = {
   item: IngestItem;
@@ -30,12 +38,27 @@ type Waiting = {
   reject: (error: unknown) => void;
 };
 
+/** The SQLSTATE of a database error, wherever slonik wrapped it. */
+function sqlState(error: unknown): string | null {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return null;
+}
+
+function oneRequestMayCause(error: unknown): boolean {
+  const state = sqlState(error);
+  return error instanceof AppError || (state !== null && REQUEST_SQLSTATE_CLASSES.has(state.slice(0, 2)));
+}
+
 class IngestCoalescer {
   private readonly pool: DatabasePool;
   /** Waiting requests by workspace; Map order serves the workspace that waited longest first. */
   private readonly waiting = new Map<string, Waiting[]>();
-  private running = 0;
-  private waitingCount = 0;
+  /** Groups running, by workspace. */
+  private readonly running = new Map<string, number>();
+  private runningTotal = 0;
   private scheduled = false;
 
   constructor(pool: DatabasePool) {
@@ -47,19 +70,26 @@ class IngestCoalescer {
       const queue = this.waiting.get(workspaceId);
       if (queue) queue.push({ item, resolve, reject });
       else this.waiting.set(workspaceId, [{ item, resolve, reject }]);
-      this.waitingCount++;
       this.schedule();
     });
   }
 
-  private mayStartGroup(): boolean {
-    if (this.waitingCount === 0) return false;
-    if (this.running === 0) return true;
-    return this.running < CONCURRENT_GROUPS && this.waitingCount >= MIN_OVERLAPPING_GROUP;
+  private mayStart(workspaceId: string, waiting: number): boolean {
+    const running = this.running.get(workspaceId) ?? 0;
+    if (this.runningTotal >= MAX_GROUPS) return false;
+    return running === 0 || (running < GROUPS_PER_WORKSPACE && waiting >= MIN_OVERLAPPING_GROUP);
+  }
+
+  /** The workspace that waited longest among those that may start a group now. */
+  private nextWorkspace(): string | undefined {
+    for (const [workspaceId, queue] of this.waiting) {
+      if (this.mayStart(workspaceId, queue.length)) return workspaceId;
+    }
+    return undefined;
   }
 
   private schedule() {
-    if (this.scheduled || !this.mayStartGroup()) return;
+    if (this.scheduled || this.nextWorkspace() === undefined) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -68,16 +98,19 @@ class IngestCoalescer {
   }
 
   private startGroups() {
-    while (this.mayStartGroup()) {
-      const [workspaceId, queue] = this.waiting.entries().next().value!;
+    for (let workspaceId = this.nextWorkspace(); workspaceId; workspaceId = this.nextWorkspace()) {
+      const queue = this.waiting.get(workspaceId)!;
       const group = queue.splice(0, MAX_GROUP);
-      this.waitingCount -= group.length;
       this.waiting.delete(workspaceId);
       // The rest of a long queue goes to the back, behind other workspaces.
       if (queue.length > 0) this.waiting.set(workspaceId, queue);
-      this.running++;
+      this.running.set(workspaceId, (this.running.get(workspaceId) ?? 0) + 1);
+      this.runningTotal++;
       this.run(workspaceId, group).finally(() => {
-        this.running--;
+        const left = this.running.get(workspaceId)! - 1;
+        if (left === 0) this.running.delete(workspaceId);
+        else this.running.set(workspaceId, left);
+        this.runningTotal--;
         this.startGroups();
       });
     }
@@ -100,8 +133,8 @@ class IngestCoalescer {
       for (const [position, waiting] of group.entries()) waiting.resolve(results[position]);
     } catch (error) {
       // Once the pipeline ran, only COMMIT can have failed, and whether it took is unknown: running
-      // the events again could store them twice, so each request gets the error, as alone it would.
-      if (applied || group.length === 1) {
+      // the events again could store them twice.
+      if (applied || group.length === 1 || !oneRequestMayCause(error)) {
         for (const waiting of group) waiting.reject(error);
         return;
       }

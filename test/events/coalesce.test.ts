@@ -5,7 +5,7 @@ import { sql } from '../../src/db/pool.ts';
 import type { TestResponse } from '../support/client.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { outgoing, workspace } from './support.ts';
+import { createContact, outgoing, workspace } from './support.ts';
 
 const BURST = 60;
 
@@ -85,5 +85,39 @@ describe('events: concurrent single events', () => {
     for (const response of responses.filter((response) => response.status === 200))
       expect(response.headers.get('idempotent-replayed')).to.equal('true');
     expect(await eventCount(workspaceId)).to.equal(1);
+  });
+
+  it("a workspace's group waiting on a row lock does not hold up another workspace's events", async () => {
+    const a = await workspace();
+    const b = await workspace();
+    const contact = await createContact(a.admin, a.base, { email: 'locked@example.com' });
+    const db = server().context.db;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    // Another transaction (a batch import, say) holds the contact's row lock.
+    const holder = db.transaction(async (tx) => {
+      await tx.query(sql.unsafe`select id from contacts where id = ${contact.id} for update`);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    try {
+      const blocked = a.admin.post(`${a.base}/events`, { type: 'click', contactId: contact.id });
+      await new Promise((resolve) => setTimeout(resolve, 100)); // A's group now waits on the lock
+      const other = await b.admin.post(`${b.base}/events`, { type: 'click', email: 'free@example.com' });
+      expect(other.status, other.text).to.equal(201);
+      release();
+      const done = await blocked;
+      expect(done.status, done.text).to.equal(201);
+    } finally {
+      release();
+      await holder;
+    }
   });
 });
