@@ -18,6 +18,7 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  INGEST_MAX_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

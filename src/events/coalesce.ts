@@ -14,7 +14,7 @@
 //   are run again one by one, so one request's error is never another's. Any other failure (the
 //   database down or overloaded) is every request's answer at once, as alone it would have been.
 import type { DatabasePool } from 'slonik';
-import { AppError } from '../http/errors.ts';
+import { AppError, ServiceUnavailableError } from '../http/errors.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 
 /** Groups in flight per process; each holds a pooled connection (the default pool has 10). */
@@ -34,9 +34,13 @@ const REQUEST_SQLSTATE_CLASSES = new Set(['22', '23', '40']);
 
 type Waiting = {
   item: IngestItem;
+  since: number;
   resolve: (result: IngestResult) => void;
   reject: (error: unknown) => void;
 };
+
+/** How often waiting requests are checked against the longest wait allowed. */
+const SWEEP_MS = 250;
 
 /** The SQLSTATE of a database error, wherever slonik wrapped it. */
 function sqlState(error: unknown): string | null {
@@ -60,18 +64,47 @@ class IngestCoalescer {
   private readonly running = new Map<string, number>();
   private runningTotal = 0;
   private scheduled = false;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly maxWaitMs: number;
 
-  constructor(pool: DatabasePool) {
+  constructor(pool: DatabasePool, maxWaitMs: number) {
     this.pool = pool;
+    this.maxWaitMs = maxWaitMs;
   }
 
   submit(workspaceId: string, item: IngestItem): Promise<IngestResult> {
     return new Promise((resolve, reject) => {
+      const waiting = { item, since: Date.now(), resolve, reject };
       const queue = this.waiting.get(workspaceId);
-      if (queue) queue.push({ item, resolve, reject });
-      else this.waiting.set(workspaceId, [{ item, resolve, reject }]);
+      if (queue) queue.push(waiting);
+      else this.waiting.set(workspaceId, [waiting]);
+      this.sweeper ??= setInterval(() => this.refuseOverdue(), SWEEP_MS).unref();
       this.schedule();
     });
+  }
+
+  /**
+   * Requests that waited longer than the limit for a group to take them are refused with 503 (they
+   * were stored nowhere): an overloaded database sheds load instead of piling it up.
+   */
+  private refuseOverdue() {
+    const oldest = Date.now() - this.maxWaitMs;
+    for (const [workspaceId, queue] of this.waiting) {
+      const overdue = queue.filter((waiting) => waiting.since < oldest);
+      if (overdue.length === 0) continue;
+      const kept = queue.filter((waiting) => waiting.since >= oldest);
+      if (kept.length > 0) this.waiting.set(workspaceId, kept);
+      else this.waiting.delete(workspaceId);
+      const error = new ServiceUnavailableError(
+        `The event waited over ${this.maxWaitMs} ms for the database and was not stored; retry it.`,
+        1,
+      );
+      for (const waiting of overdue) waiting.reject(error);
+    }
+    if (this.waiting.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   private mayStart(workspaceId: string, waiting: number): boolean {
@@ -149,11 +182,19 @@ class IngestCoalescer {
 
 const coalescers = new WeakMap<DatabasePool, IngestCoalescer>();
 
-/** Ingests one event in a transaction it may share with concurrent requests to the workspace. */
-export function ingestCoalesced(pool: DatabasePool, workspaceId: string, item: IngestItem) {
+/**
+ * Ingests one event in a transaction it may share with concurrent requests to the workspace; 503
+ * when it waited over `maxWaitMs` for one (the first call for a pool sets the limit).
+ */
+export function ingestCoalesced(
+  pool: DatabasePool,
+  workspaceId: string,
+  item: IngestItem,
+  maxWaitMs: number,
+) {
   let coalescer = coalescers.get(pool);
   if (!coalescer) {
-    coalescer = new IngestCoalescer(pool);
+    coalescer = new IngestCoalescer(pool, maxWaitMs);
     coalescers.set(pool, coalescer);
   }
   return coalescer.submit(workspaceId, item);

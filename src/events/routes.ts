@@ -53,14 +53,13 @@ export const eventRoutes = [
     errors: {
       404: 'The workspace, or the contactId, does not exist here.',
       409: 'The idempotency key was already used for an event of another type.',
+      503: 'Overloaded: the event waited longer than the service allows (INGEST_MAX_WAIT_MS) for a transaction and was not stored; retry after Retry-After.',
     },
     handler: async ({ app, workspaceId, body, req }) => {
-      const { event, replayed } = await ingestOne(
-        app.db,
-        workspaceId,
-        body,
-        headerKey(req.get('idempotency-key')),
-      );
+      const { event, replayed } = await ingestOne(app.db, workspaceId, body, {
+        header: headerKey(req.get('idempotency-key')),
+        maxWaitMs: app.config.INGEST_MAX_WAIT_MS,
+      });
       return replayed
         ? { status: 200, body: event, headers: { 'Idempotent-Replayed': 'true' } }
         : { status: 201, body: event };

@@ -42,14 +42,15 @@ export async function ingestOne(
   pool: DatabasePool,
   workspaceId: string,
   body: IngestEventBody,
-  header: string | undefined,
+  options: { header: string | undefined; maxWaitMs: number },
 ): Promise<IngestResult> {
+  const { header } = options;
   if (header !== undefined && body.id !== undefined && header !== body.id) {
     throw new ValidationError([
       { path: 'body.id', message: 'must equal the Idempotency-Key header when both are sent' },
     ]);
   }
-  return ingestCoalesced(pool, workspaceId, toIngestItem(body, header));
+  return ingestCoalesced(pool, workspaceId, toIngestItem(body, header), options.maxWaitMs);
 }
 
 /** A batch's Idempotency-Key covers each item by position, unless the item brings its own id. */

@@ -90,8 +90,10 @@ export class RateLimitedError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(detail: string) {
-    super(503, 'unavailable', 'Service unavailable', detail);
+  constructor(detail: string, retryAfterSeconds?: number) {
+    super(503, 'unavailable', 'Service unavailable', detail, {
+      headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
+    });
   }
 }
 

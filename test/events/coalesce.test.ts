@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
 import type { TestResponse } from '../support/client.ts';
-import { expectProblem } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { expectProblem, keyClient } from '../support/factories.ts';
+import { server, startSecondWeb } from '../support/server.ts';
 import { createContact, outgoing, workspace } from './support.ts';
 
 const BURST = 60;
@@ -91,33 +91,71 @@ describe('events: concurrent single events', () => {
     const a = await workspace();
     const b = await workspace();
     const contact = await createContact(a.admin, a.base, { email: 'locked@example.com' });
-    const db = server().context.db;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    // Another transaction (a batch import, say) holds the contact's row lock.
-    const holder = db.transaction(async (tx) => {
-      await tx.query(sql.unsafe`select id from contacts where id = ${contact.id} for update`);
-      locked();
-      await released;
-    });
-    await lockTaken;
-    try {
+    const { blocked } = await whileLocked(contact.id, async () => {
       const blocked = a.admin.post(`${a.base}/events`, { type: 'click', contactId: contact.id });
-      await new Promise((resolve) => setTimeout(resolve, 100)); // A's group now waits on the lock
+      await sleep(100); // A's group now waits on the lock
       const other = await b.admin.post(`${b.base}/events`, { type: 'click', email: 'free@example.com' });
       expect(other.status, other.text).to.equal(201);
-      release();
-      const done = await blocked;
-      expect(done.status, done.text).to.equal(201);
+      return { blocked };
+    });
+    const done = await blocked;
+    expect(done.status, done.text).to.equal(201);
+  });
+
+  it('refuses with 503 and Retry-After an event that waited past INGEST_MAX_WAIT_MS, and stores nothing', async () => {
+    const web = await startSecondWeb({ INGEST_MAX_WAIT_MS: 300 });
+    try {
+      const { admin, base, workspaceId } = await workspace();
+      const { key } = await keyClient(admin, workspaceId, ['events:write']);
+      const post = (body: Record<string, unknown>) =>
+        fetch(`${web.url}${base}/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const contact = await createContact(admin, base, { email: 'held@example.com' });
+      const { blocked } = await whileLocked(contact.id, async () => {
+        const blocked = post({ type: 'click', contactId: contact.id });
+        await sleep(100); // its group now waits on the lock; the next event waits for that group
+        const refused = await post({ type: 'late', email: 'late@example.com' });
+        expect(refused.status).to.equal(503);
+        expect(refused.headers.get('retry-after')).to.equal('1');
+        expect(refused.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        return { blocked };
+      });
+      expect((await blocked).status).to.equal(201);
+      const late = await server().context.db.oneFirst(
+        sql.unsafe`select count(*)::int from events where workspace_id = ${workspaceId} and type = 'late'`,
+      );
+      expect(late).to.equal(0);
     } finally {
-      release();
-      await holder;
+      await web.stop();
     }
   });
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `work` while another transaction (a batch import, say) holds the contact's row lock. */
+async function whileLocked<T>(contactId: string, work: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = server().context.db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`);
+    locked();
+    await released;
+  });
+  await lockTaken;
+  try {
+    return await work();
+  } finally {
+    release();
+    await holder;
+  }
+}

@@ -1,27 +1,8 @@
 // Each web process caches live API keys (src/apiKeys/cache.ts). These tests hold the cache to its
 // promise: a key that stops being live stops working everywhere at once, not when an entry ages.
 import { expect } from 'chai';
-import type { AppContext } from '../../src/http/context.ts';
 import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
-import { server } from '../support/server.ts';
-
-type Web = { url: string; context: AppContext; stop: () => Promise<void> };
-
-/** A second web process on the same database, as a second dyno would be. */
-async function secondWeb(): Promise<Web> {
-  const { config } = await import('../../src/config.ts');
-  const runtime = await import('../../src/runtime.ts');
-  const context = await runtime.createContext(config(), server().databaseUrl, 'web');
-  const web = await runtime.startWeb(context, 0);
-  return {
-    url: `http://127.0.0.1:${web.port}`,
-    context,
-    stop: async () => {
-      await web.stop();
-      await runtime.closeContext(context);
-    },
-  };
-}
+import { type SecondWeb, server, startSecondWeb } from '../support/server.ts';
 
 async function statusWithKey(baseUrl: string, path: string, key: string): Promise<number> {
   const response = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${key}` } });
@@ -38,9 +19,9 @@ async function warm(baseUrl: string, path: string, key: string) {
 }
 
 describe('API keys: the per-process cache', () => {
-  let web: Web;
+  let web: SecondWeb;
   before(async () => {
-    web = await secondWeb();
+    web = await startSecondWeb();
   });
   after(async () => {
     await web.stop();

@@ -58,3 +58,21 @@ export async function stopServer(): Promise<void> {
   await running?.stop();
   running = undefined;
 }
+
+export type SecondWeb = { url: string; context: AppContext; stop: () => Promise<void> };
+
+/** Another web process on the test database, as a second dyno would be; `overrides` its config. */
+export async function startSecondWeb(overrides: Record<string, unknown> = {}): Promise<SecondWeb> {
+  const { config } = await import('../../src/config.ts');
+  const runtime = await import('../../src/runtime.ts');
+  const context = await runtime.createContext({ ...config(), ...overrides }, server().databaseUrl, 'web');
+  const web = await runtime.startWeb(context, 0);
+  return {
+    url: `http://127.0.0.1:${web.port}`,
+    context,
+    stop: async () => {
+      await web.stop();
+      await runtime.closeContext(context);
+    },
+  };
+}
