@@ -150,33 +150,38 @@ class IngestCoalescer {
   }
 
   private async run(workspaceId: string, group: Waiting[]) {
-    let applied = false;
+    const progress = { applied: false };
     try {
-      const results = await this.pool.transaction(async (tx) => {
-        applied = false; // a retried transaction starts over
-        const ingested = await ingestEvents(
-          tx,
-          workspaceId,
-          group.map((waiting) => waiting.item),
-          { source: 'api' },
-        );
-        applied = true;
-        return ingested;
-      });
+      const results = await this.ingest(
+        workspaceId,
+        group.map((waiting) => waiting.item),
+        progress,
+      );
       for (const [position, waiting] of group.entries()) waiting.resolve(results[position]);
     } catch (error) {
       // Once the pipeline ran, only COMMIT can have failed, and whether it took is unknown: running
       // the events again could store them twice.
-      if (applied || group.length === 1 || !oneRequestMayCause(error)) {
+      if (progress.applied || group.length === 1 || !oneRequestMayCause(error)) {
         for (const waiting of group) waiting.reject(error);
         return;
       }
       for (const waiting of group) {
-        await this.pool
-          .transaction((tx) => ingestEvents(tx, workspaceId, [waiting.item], { source: 'api' }))
-          .then(([result]) => waiting.resolve(result), waiting.reject);
+        await this.ingest(workspaceId, [waiting.item]).then(
+          ([result]) => waiting.resolve(result),
+          waiting.reject,
+        );
       }
     }
+  }
+
+  /** One transaction for these events; `progress.applied` once the whole pipeline ran in it. */
+  private ingest(workspaceId: string, items: IngestItem[], progress = { applied: false }) {
+    return this.pool.transaction(async (tx) => {
+      progress.applied = false; // a retried transaction starts over
+      const results = await ingestEvents(tx, workspaceId, items, { source: 'api' });
+      progress.applied = true;
+      return results;
+    });
   }
 }
 

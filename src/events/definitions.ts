@@ -33,10 +33,11 @@ export const DefinitionColumns = z.object({
   rule_history: z.array(RuleHistoryRow),
 });
 
-/** What one request's pipeline applies: the definitions that can concern its event types. */
+/**
+ * What one request's pipeline applies: the workspace's definitions, whole (each stage picks what
+ * concerns its events: segments per contact, triggers and rules by event type), and rule history.
+ */
 export type Definitions = WorkspaceDefinitions & { rule_history: z.infer<typeof RuleHistoryRow>[] };
-
-export type DefinitionsWanted = { eventTypes: string[]; allSegments: boolean; contactIds: string[] };
 
 export type Cached = { version: number; definitions: WorkspaceDefinitions };
 
@@ -90,14 +91,13 @@ function ruleHistory(workspaceId: string, contactIds: string[]) {
 }
 
 /**
- * Stores what the statement read (when it read definitions) and picks what concerns this request.
+ * Stores what the statement read (when it read definitions) and returns them with the rule history.
  * `known`: the cached copy the statement was built against.
  */
 export function definitionsFor(
   workspaceId: string,
   known: Cached | undefined,
   columns: z.infer<typeof DefinitionColumns>,
-  wanted: DefinitionsWanted,
 ): Definitions {
   let cached = known;
   if (columns.definitions) {
@@ -108,21 +108,5 @@ export function definitionsFor(
   if (!cached || cached.version !== columns.definitions_version) {
     throw new Error(`definitions of ${workspaceId} at version ${columns.definitions_version} were not read`);
   }
-  const types = new Set(wanted.eventTypes);
-  const { segments, campaigns, scoring_rules } = cached.definitions;
-  return {
-    segments: segments.filter(
-      (segment) =>
-        wanted.allSegments ||
-        segment.depends_on_score ||
-        segment.depends_on_event_types.some((type) => types.has(type)),
-    ),
-    campaigns: campaigns.filter(
-      (campaign) =>
-        campaign.trigger_segment_id !== null ||
-        (campaign.trigger_event_type !== null && types.has(campaign.trigger_event_type)),
-    ),
-    scoring_rules: scoring_rules.filter((rule) => types.has(rule.event_type)),
-    rule_history: columns.rule_history,
-  };
+  return { ...cached.definitions, rule_history: columns.rule_history };
 }

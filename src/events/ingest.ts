@@ -87,13 +87,10 @@ async function ingest(
     toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
   );
   if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
-  // The definitions matter only for events with a contact: those are the ones side effects touch.
-  const eventTypes = [...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.type] : [])))];
-  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents, {
-    eventTypes,
-    allSegments: createdIds.size > 0,
-    contactIds: [...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.contact_id] : [])))],
-  });
+  const withContact = [
+    ...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.contact_id] : []))),
+  ];
+  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents, withContact);
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,

@@ -4,9 +4,10 @@
 // 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved, and
 //    campaigns triggered by the segments they entered there.
 // Each step runs once for the whole request, so a batch costs the same round-trips as one event;
-// the segments, campaigns and rules they use are read once, with the insert of the events.
+// the segments, campaigns and rules they use come whole from the workspace's cached definitions,
+// and each step picks what concerns its events.
 import { emitEnrollments, enrollWithCampaigns, proposeEnrollments } from '../campaigns/enroll.ts';
-import { allowedEnrollments, insertAllowedEnrollments } from '../campaigns/enrollQueries.ts';
+import { allowedEnrollments } from '../campaigns/enrollQueries.ts';
 import type { ContactRow } from '../contacts/queries.ts';
 import type { Tx } from '../db/pool.ts';
 import {
@@ -62,16 +63,13 @@ export async function applySideEffects(
   // Event-triggered enrollments go in the segment diff's statement: one round-trip for both.
   const proposed = proposeEnrollments(campaigns, events, []);
   const enroll = proposed.length ? allowedEnrollments(workspaceId, proposed) : undefined;
-  const diff = await reevaluateSegmentsAndEnroll(tx, workspaceId, segments, contactIds, {
+  const { changes, enrolled } = await reevaluateSegmentsAndEnroll(tx, workspaceId, segments, contactIds, {
     only: contactsPerSegment(segments, events, createdIds),
     enroll,
   });
-  const enrolled =
-    diff?.enrolled ??
-    (proposed.length ? await insertAllowedEnrollments(tx, workspaceId, proposed) : new Set<string>());
   await emitEnrollments(tx, workspaceId, proposed, enrolled);
   // Then campaigns triggered by the segments just entered.
-  await enrollWithCampaigns(tx, workspaceId, campaigns, [], diff?.changes ?? []);
+  await enrollWithCampaigns(tx, workspaceId, campaigns, [], changes);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
   const scoreChanges = scoreEvents(definitions.scoring_rules, events, {

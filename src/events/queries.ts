@@ -1,13 +1,7 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
-import {
-  cachedDefinitions,
-  DefinitionColumns,
-  type DefinitionsWanted,
-  definitionColumns,
-  definitionsFor,
-} from './definitions.ts';
+import { cachedDefinitions, DefinitionColumns, definitionColumns, definitionsFor } from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -63,7 +57,7 @@ export async function insertEvents(
   workspaceId: string,
   source: string,
   events: NewEvent[],
-  wanted: DefinitionsWanted,
+  contactIds: string[],
 ) {
   const known = cachedDefinitions(workspaceId);
   const { inserted, ...columns } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
@@ -78,10 +72,10 @@ export async function insertEvents(
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
-      ${definitionColumns(workspaceId, known, wanted.contactIds)}
+      ${definitionColumns(workspaceId, known, contactIds)}
     from workspaces w where w.id = ${workspaceId}
   `);
-  return { inserted, definitions: definitionsFor(workspaceId, known, columns, wanted) };
+  return { inserted, definitions: definitionsFor(workspaceId, known, columns) };
 }
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {

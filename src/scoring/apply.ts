@@ -81,10 +81,10 @@ function decide(candidates: Candidate[], lastScored: Map<string, number>, scores
 }
 
 /**
- * `rules`: the workspace's active rules for these events' types, in creation order. `scores`: the
- * contacts' current lead scores, read under the row locks ingest took when it resolved them (a
- * second locking read of the same rows was one more round-trip per request). `history`: when the
- * limited rules (not repeatable, or with a cooldown) last scored these contacts.
+ * `rules`: the workspace's active rules, in creation order (each scores its own event type).
+ * `scores`: the contacts' current lead scores, read under the row locks ingest took when it
+ * resolved them (a second locking read of the same rows was one more round-trip per request).
+ * `history`: when the limited rules (not repeatable, or with a cooldown) last scored these contacts.
  */
 export function scoreEvents(
   rules: readonly ActiveRuleRow[],

@@ -145,12 +145,14 @@ export async function reevaluateSegments(
   ids: readonly string[],
   options: Omit<DiffOptions, 'enroll'> = {},
 ): Promise<SegmentChange[]> {
-  return (await reevaluateSegmentsAndEnroll(tx, workspaceId, chosen, ids, options))?.changes ?? [];
+  return (await reevaluateSegmentsAndEnroll(tx, workspaceId, chosen, ids, options)).changes;
 }
 
+const EnrolledRow = z.object({ id: z.string() });
+
 /**
- * reevaluateSegments, also running `options.enroll` in the same statement. Null when there was
- * nothing to evaluate, and so no statement (the caller inserts its enrollments itself).
+ * reevaluateSegments, also running `options.enroll` in the same statement; with no segment to
+ * evaluate, the enrollments run alone. `enrolled`: the ids of the enrollments inserted.
  */
 export async function reevaluateSegmentsAndEnroll(
   tx: Tx,
@@ -158,10 +160,21 @@ export async function reevaluateSegmentsAndEnroll(
   chosen: readonly SegmentRules[],
   ids: readonly string[],
   options: DiffOptions = {},
-): Promise<{ changes: SegmentChange[]; enrolled: Set<string> } | null> {
+): Promise<{ changes: SegmentChange[]; enrolled: Set<string> }> {
   const contactIds = [...new Set(ids)];
   const segments = chosen.filter((segment) => options.only?.get(segment.id)?.length !== 0);
-  if (contactIds.length === 0 || segments.length === 0) return null;
+  if (contactIds.length === 0 || segments.length === 0) {
+    const enrolled = options.enroll
+      ? await tx.anyFirst(
+          preparedByText(
+            'segments.enroll',
+            EnrolledRow,
+            sql.fragment`with ${options.enroll} select id from enrolled`,
+          ),
+        )
+      : [];
+    return { changes: [], enrolled: new Set(enrolled) };
+  }
   const position = new Map(contactIds.map((id, index) => [id, index]));
   const rows = await diffForContacts(tx, workspaceId, segments, contactIds, options);
   const enrolled = new Set(rows.flatMap((row) => (row.change === 'enrolled' ? [row.segment_id] : [])));
