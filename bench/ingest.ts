@@ -2,6 +2,9 @@
 // 3 active event-triggered campaigns and 10,000 contacts; 50 connections post single events
 // with an API key for 20 s, then the batch endpoint; beside a bare Express + pg route doing one
 // INSERT per request on the same database, run in slices alternating with the single events.
+// The batch endpoint runs again with each connection on its own half of the contacts (what waiting
+// on the other batch's contact locks costs), and then the write floor (bench/ingestFloor.ts): the
+// rows per event the batch run wrote, written through plain pg with nothing else.
 // Servers run in child processes so the load generator does not share their event loop; each run
 // also prints the CPU the server and PostgreSQL spent per event.
 //   npm run bench:ingest            (embedded PostgreSQL in a temporary directory)
@@ -16,6 +19,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrateAll } from '../src/runtime.ts';
+import { measureWriteMix, writeFloor } from './ingestFloor.ts';
 import { type Setup, setUpWorkspace } from './ingestSetup.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -77,10 +81,9 @@ const PRODUCTION_ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
 };
 
-async function startChild(
-  kind: 'setup' | 'app' | 'baseline',
-  databaseUrl: string,
-): Promise<{ url: string; child: ChildProcess }> {
+type Server = { url: string; child: ChildProcess };
+
+async function startChild(kind: 'setup' | 'app' | 'baseline', databaseUrl: string): Promise<Server> {
   const script = path.join(path.dirname(SELF), kind === 'baseline' ? 'ingestBaseline.ts' : 'ingestApp.ts');
   const production = kind === 'app' ? PRODUCTION_ENV : {};
   const env = { ...process.env, ...production, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
@@ -107,9 +110,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** `concurrency` loops, each sending one request after another until the time is up. */
 async function load(
-  server: { url: string; child: ChildProcess },
+  server: Server,
   concurrency: number,
-  next: () => { path: string; body: string; events: number },
+  next: (loop: number) => { path: string; body: string; events: number },
   seconds = SECONDS,
 ): Promise<Result> {
   const pool = new Pool(server.url, { connections: concurrency, pipelining: 1 });
@@ -117,9 +120,9 @@ async function load(
   const cpuBefore = cpuNow(server.child.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  const loop = async () => {
+  const loop = async (index: number) => {
     while (performance.now() < deadline) {
-      const request = next();
+      const request = next(index);
       const sent = performance.now();
       const response = await pool.request({
         method: 'POST',
@@ -135,7 +138,7 @@ async function load(
       } else result.errors++;
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, loop));
+  await Promise.all(Array.from({ length: concurrency }, (_, index) => loop(index)));
   result.seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuNow(server.child.pid);
   if (cpuBefore && cpuAfter) {
@@ -196,10 +199,15 @@ function singleEvent(setup: Setup, withKey: boolean) {
   };
 }
 
-function batch(setup: Setup) {
-  return () => ({
+/** Batches of random contacts; `disjoint`: each connection keeps to its own share of them. */
+function batch(setup: Setup, disjoint = false) {
+  return (loop: number) => ({
     path: `/api/workspaces/${setup.workspaceId}/events/batch?key=${setup.apiKey}`,
-    body: JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, () => setup.randomEvent()) }),
+    body: JSON.stringify({
+      events: Array.from({ length: BATCH_SIZE }, () =>
+        disjoint ? setup.randomEventIn(loop, BATCH_CONCURRENCY) : setup.randomEvent(),
+      ),
+    }),
     events: BATCH_SIZE,
   });
 }
@@ -215,6 +223,44 @@ async function analyze(databaseUrl: string) {
   await client.connect();
   await client.query('analyze');
   await client.end();
+}
+
+/**
+ * The batch endpoint as specified (every connection on random contacts), then with each
+ * connection on its own half of the contacts (what waiting for the other batch's contact locks
+ * costs), then the write floor: the rows per event the first run wrote, written with nothing else.
+ */
+async function batchRuns(app: Server, setup: Setup, databaseUrl: string, base: number) {
+  const { result, mix } = await measureWriteMix(databaseUrl, setup.workspaceId, () =>
+    load(app, BATCH_CONCURRENCY, batch(setup)),
+  );
+  const batched = line(`POST …/events/batch (${BATCH_SIZE}/request)`, result);
+  const halves = line(
+    '  same, a half of contacts each',
+    await load(app, BATCH_CONCURRENCY, batch(setup, true)),
+  );
+  const floor = (foreignKeys: boolean) =>
+    writeFloor(databaseUrl, setup.workspaceId, {
+      mix,
+      foreignKeys,
+      connections: BATCH_CONCURRENCY,
+      size: BATCH_SIZE,
+      seconds: SECONDS / 2,
+    });
+  const withChecks = await floor(true);
+  const withoutChecks = await floor(false);
+  console.log(
+    `write floor, rows per event: 1 event, ${mix.scoreChanges.toFixed(2)} score changes (and lead scores), ` +
+      `${mix.outgoing.toFixed(2)} outgoing events, ${(mix.entered + mix.exited).toFixed(2)} membership changes, ` +
+      `${mix.enrollments.toFixed(2)} enrollments`,
+  );
+  const rate = (events: number) => `${events.toFixed(0).padStart(8)} events/s`;
+  console.log(`${'  pg only, a half of contacts each'.padEnd(34)} ${rate(withChecks)}`);
+  console.log(`${'  same, no foreign-key checks'.padEnd(34)} ${rate(withoutChecks)}`);
+  console.log(
+    `batch = ${batched.toFixed(0)} events/s (target ≥ 20,000); batch / baseline = ${(batched / base).toFixed(1)}; ` +
+      `batch / write floor = ${(batched / withChecks).toFixed(2)} (halves ${(halves / withChecks).toFixed(2)})`,
+  );
 }
 
 async function main() {
@@ -250,17 +296,8 @@ async function main() {
     }
     const base = baseRuns.length ? line('baseline: express + pg, 1 INSERT', combined(baseRuns)) : Number.NaN;
     const single = singleRuns.length ? line('POST …/events (API key)', combined(singleRuns)) : Number.NaN;
-    const batched =
-      only !== 'single' && only !== 'nobatch'
-        ? line(
-            `POST …/events/batch (${BATCH_SIZE}/request)`,
-            await load(app, BATCH_CONCURRENCY, batch(setup)),
-          )
-        : Number.NaN;
     console.log(`single / baseline = ${(single / base).toFixed(2)} (target ≥ 0.5)`);
-    console.log(
-      `batch = ${batched.toFixed(0)} events/s (target ≥ 20,000); batch / baseline = ${(batched / base).toFixed(1)}`,
-    );
+    if (only !== 'single' && only !== 'nobatch') await batchRuns(app, setup, database.url, base);
   } finally {
     await Promise.all(children.map(stopChild));
     await database.stop();

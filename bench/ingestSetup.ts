@@ -7,6 +7,8 @@ export type Setup = {
   apiKey: string;
   summary: string;
   randomEvent: () => Record<string, unknown>;
+  /** An event for a contact of the `part`-th of `parts` equal shares of the contacts. */
+  randomEventIn: (part: number, parts: number) => Record<string, unknown>;
 };
 
 const SEGMENTS = [
@@ -125,5 +127,9 @@ export async function setUpWorkspace(baseUrl: string): Promise<Setup> {
     apiKey: key,
     summary: `${SEGMENTS.length} segments, ${SCORING_RULES.length} scoring rules, ${CAMPAIGNS.length} active campaigns, ${CONTACTS} contacts`,
     randomEvent: randomEventFor(emails),
+    randomEventIn: (part, parts) => {
+      const share = Math.ceil(emails.length / parts);
+      return randomEventFor(emails.slice(part * share, (part + 1) * share))();
+    },
   };
 }

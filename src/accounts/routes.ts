@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UnauthorizedError } from '../http/errors.ts';
+import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
 import { listWorkspacesOfUser } from '../workspaces/queries.ts';
@@ -39,7 +40,10 @@ export const accountRoutes = [
     errors: {
       401: 'The email or password is incorrect (the same answer for both).',
       403: 'A cross-site request.',
-      429: 'Too many failed attempts for this email or IP; see Retry-After.',
+      429: {
+        description: 'Too many failed attempts for this email or IP; see Retry-After.',
+        headers: RetryAfterHeader,
+      },
     },
     handler: async ({ app, body, req }) => {
       const user = await authenticateUser(app.db, app.config, { ...body, ip: req.ip ?? 'unknown' });

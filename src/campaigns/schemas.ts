@@ -94,6 +94,9 @@ export const UpdateCampaignBody = z
     steps: Steps.optional(),
     reentry: Reentry.optional(),
   })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'give at least one of name, trigger, steps, reentry',
+  })
   .openapi('UpdateCampaignRequest', {
     description: 'Drafts take any field; active and paused campaigns only a new name.',
   });

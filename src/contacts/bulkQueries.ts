@@ -6,15 +6,20 @@ import { ContactRow, contactColumns } from './queries.ts';
 
 export type Identifiers = { ids: string[]; emails: string[]; anonymousIds: string[] };
 
-const FoundRow = ContactRow.extend({ requested_id: z.string().nullable() });
+const FoundRow = ContactRow.extend({
+  requested_id: z.string().nullable(),
+  kept_anonymous_ids: z.array(z.string()).nullable(),
+});
 
 /**
- * Every contact named by id (or by a live merge alias), email or anonymousId, locked in id order
- * so that concurrent requests for the same contacts queue instead of deadlocking.
- * `requested_id` is the alias that led to the row, when one did.
+ * Every contact named by id (or by a live merge alias), email or anonymousId (its own, or one it
+ * kept from a merge), locked in id order so that concurrent requests for the same contacts queue
+ * instead of deadlocking. `requested_id` is the alias that led to the row, when one did;
+ * `kept_anonymous_ids` the requested anonymousIds it kept from merges.
  */
 export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
   const ids = sql.array(identifiers.ids, 'text');
+  const anonymousIds = sql.array(identifiers.anonymousIds, 'text');
   // One index lookup per identifier kind (a single OR across them scans the table).
   return db.any(sql.prepared('contacts.find_and_lock', FoundRow)`
     with aliases as (
@@ -26,9 +31,15 @@ export async function findAndLockContacts(db: Db, workspaceId: string, identifie
       union select id from contacts
         where workspace_id = ${workspaceId} and email = any(${sql.array(identifiers.emails, 'text')})
       union select id from contacts
-        where workspace_id = ${workspaceId} and anonymous_id = any(${sql.array(identifiers.anonymousIds, 'text')})
+        where workspace_id = ${workspaceId} and anonymous_id = any(${anonymousIds})
+      union select contact_id from contact_anonymous_ids
+        where workspace_id = ${workspaceId} and anonymous_id = any(${anonymousIds})
     )
-    select ${contactColumns}, a.alias_id as requested_id
+    select ${contactColumns}, a.alias_id as requested_id,
+      case when cardinality(${anonymousIds}) > 0 then (
+        select array_agg(k.anonymous_id) from contact_anonymous_ids k
+        where k.contact_id = c.id and k.anonymous_id = any(${anonymousIds})
+      ) end as kept_anonymous_ids
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
     order by c.id

@@ -4,7 +4,14 @@ import type { Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { emitMany, type OutgoingEvent } from '../outbox/emit.ts';
 import { contactsChanged } from './effects.ts';
-import { absorbContact, insertAlias, insertMergeScoreChange, moveContactData } from './mergeQueries.ts';
+import {
+  absorbContact,
+  exitDuplicateEnrollments,
+  insertAlias,
+  insertMergeScoreChange,
+  keepAnonymousId,
+  moveContactData,
+} from './mergeQueries.ts';
 import { toContact } from './present.ts';
 import { type ContactRow, deleteContactRow, findContact } from './queries.ts';
 
@@ -16,10 +23,15 @@ export async function mergeContactRows(
 ): Promise<ContactRow> {
   const workspaceId = primary.workspace_id;
   await moveContactData(tx, workspaceId, primary.id, secondary.id);
+  await exitDuplicateEnrollments(tx, workspaceId, primary.id);
   // Deleted before the primary takes its email or anonymousId, which are unique.
   await deleteContactRow(tx, workspaceId, secondary.id);
   const merged = await absorbContact(tx, primary, secondary);
   await insertAlias(tx, workspaceId, secondary.id, primary.id);
+  // The secondary's device goes on sending its anonymousId: it must reach the merged contact.
+  if (secondary.anonymous_id && secondary.anonymous_id !== merged.anonymous_id) {
+    await keepAnonymousId(tx, workspaceId, secondary.anonymous_id, primary.id);
+  }
   const events: OutgoingEvent[] = [];
   if (secondary.lead_score !== 0) {
     await insertMergeScoreChange(tx, workspaceId, primary.id, primary.lead_score, merged.lead_score);

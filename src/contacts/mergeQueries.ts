@@ -4,7 +4,10 @@ import { newId } from '../db/ids.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { ContactRow, contactColumns } from './queries.ts';
 
-/** Moves events, segment memberships, enrollments, score history and aliases to the primary. */
+/**
+ * Moves events, segment memberships, enrollments, score history, aliases and kept anonymousIds
+ * to the primary.
+ */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`
     with moved_events as (
@@ -22,9 +25,30 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
     ), moved_scores as (
       update score_changes set contact_id = ${primaryId}
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_anonymous_ids as (
+      update contact_anonymous_ids set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     )
     update contact_aliases set contact_id = ${primaryId}
     where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+  `);
+}
+
+/**
+ * After a merge the primary may hold two active enrollments in one campaign. Unless its reentry
+ * is "always" (which allows that), the earliest stays and the others are exited: "never" and
+ * "after_completion" mean one run at a time, and the merged contact is one person.
+ */
+export async function exitDuplicateEnrollments(db: Db, workspaceId: string, contactId: string) {
+  await db.query(sql.typeAlias('void')`
+    update enrollments e set status = 'exited', completed_at = now()
+    from campaigns c
+    where e.workspace_id = ${workspaceId} and e.contact_id = ${contactId} and e.status = 'active'
+      and c.id = e.campaign_id and c.reentry <> 'always'
+      and exists (
+        select 1 from enrollments first
+        where first.contact_id = e.contact_id and first.campaign_id = e.campaign_id
+          and first.status = 'active' and (first.enrolled_at, first.id) < (e.enrolled_at, e.id))
   `);
 }
 
@@ -43,6 +67,15 @@ export async function absorbContact(db: Db, primary: ContactRow, secondary: Cont
       updated_at = now()
     where c.workspace_id = ${primary.workspace_id} and c.id = ${primary.id}
     returning ${contactColumns}
+  `);
+}
+
+/** An anonymousId the primary keeps besides its own (see sql/0010). */
+export async function keepAnonymousId(db: Db, workspaceId: string, anonymousId: string, contactId: string) {
+  await db.query(sql.typeAlias('void')`
+    insert into contact_anonymous_ids (workspace_id, anonymous_id, contact_id)
+    values (${workspaceId}, ${anonymousId}, ${contactId})
+    on conflict (workspace_id, anonymous_id) do update set contact_id = excluded.contact_id
   `);
 }
 

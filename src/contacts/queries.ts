@@ -49,11 +49,29 @@ export async function findContactByEmail(db: Db, workspaceId: string, email: str
   `);
 }
 
+/** The contact whose anonymousId this is, or that kept it from a contact merged into it. */
 export async function findContactByAnonymousId(db: Db, workspaceId: string, anonymousId: string) {
   return db.maybeOne(sql.type(ContactRow)`
     select ${contactColumns} from contacts c
-    where c.workspace_id = ${workspaceId} and c.anonymous_id = ${anonymousId}
+    where c.workspace_id = ${workspaceId} and c.id = coalesce(
+      (select own.id from contacts own
+       where own.workspace_id = ${workspaceId} and own.anonymous_id = ${anonymousId}),
+      (select k.contact_id from contact_anonymous_ids k
+       where k.workspace_id = ${workspaceId} and k.anonymous_id = ${anonymousId}))
     for update
+  `);
+}
+
+/** Whether a contact kept this anonymousId from a merge (it may not be given to another one). */
+export async function anonymousIdKept(
+  db: Db,
+  workspaceId: string,
+  anonymousId: string,
+  exceptContactId = '',
+) {
+  return db.exists(sql.unsafe`
+    select 1 from contact_anonymous_ids
+    where workspace_id = ${workspaceId} and anonymous_id = ${anonymousId} and contact_id <> ${exceptContactId}
   `);
 }
 

@@ -45,7 +45,9 @@ export const contactRoutes = [
     responses: {
       201: { description: 'The new contact, already in its segments', schema: ContactSchema },
       200: {
-        description: 'Identify: the anonymous contact with the email, or the one it merged into',
+        description:
+          'Identify: the anonymous contact with the email, or the one it merged into, with the rest of ' +
+          'the body applied as a PATCH would (names and phone set, attributes merged)',
         schema: ContactSchema,
       },
     },

@@ -71,7 +71,10 @@ export const CreateContactBody = z
 
 export const UpdateContactBody = z
   .strictObject({
-    email: Email.nullable().optional(),
+    // Email's own `.openapi({type: 'string'})` would hide the null that clears the field.
+    email: Email.nullable()
+      .optional()
+      .openapi({ type: ['string', 'null'] }),
     firstName: Name.nullable().optional(),
     lastName: Name.nullable().optional(),
     phone: Phone.nullable().optional(),

@@ -9,6 +9,7 @@ import { contactsChanged } from './effects.ts';
 import { identifyWithEmail } from './identify.ts';
 import { contactEventData, toContact } from './present.ts';
 import {
+  anonymousIdKept,
   type ContactFields,
   type ContactFilter,
   type ContactRow,
@@ -21,15 +22,28 @@ import {
   updateContact,
 } from './queries.ts';
 
+const anonymousIdTaken = () =>
+  new ConflictError('Another contact already has this anonymousId.', 'anonymous-id-taken');
+
 /** Unique violations on contacts are always a taken email or anonymousId: say which. */
 export function conflictFromUnique(error: unknown): never {
   if (error instanceof UniqueIntegrityConstraintViolationError) {
-    if (error.constraint === 'contacts_workspace_anonymous_id_key') {
-      throw new ConflictError('Another contact already has this anonymousId.', 'anonymous-id-taken');
-    }
+    if (error.constraint === 'contacts_workspace_anonymous_id_key') throw anonymousIdTaken();
     throw new ConflictError('Another contact already has this email.', 'email-taken');
   }
   throw error;
+}
+
+/** An anonymousId another contact kept from a merge is theirs, as if it were their own. */
+async function refuseKeptAnonymousId(
+  tx: Tx,
+  workspaceId: string,
+  anonymousId?: string | null,
+  contactId?: string,
+) {
+  if (anonymousId && (await anonymousIdKept(tx, workspaceId, anonymousId, contactId))) {
+    throw anonymousIdTaken();
+  }
 }
 
 export async function getContact(db: Db, workspaceId: string, contactId: string): Promise<ContactRow> {
@@ -62,10 +76,20 @@ export async function createContact(
   if (input.email && input.anonymousId) {
     const anonymous = await findContactByAnonymousId(tx, workspaceId, input.anonymousId);
     if (anonymous && anonymous.email === null) {
-      const contact = await identifyWithEmail(tx, anonymous, input.email);
+      const identified = await identifyWithEmail(tx, anonymous, input.email);
+      // The rest of the body is a write to the identified person, as a PATCH would make it.
+      const { firstName, lastName, phone, attributes } = input;
+      const contact = await patchContact(
+        tx,
+        workspaceId,
+        identified.id,
+        { firstName, lastName, phone },
+        attributes,
+      );
       return { contact, created: false };
     }
   }
+  await refuseKeptAnonymousId(tx, workspaceId, input.anonymousId);
   const row = await insertContact(tx, { ...input, id: newId('contact'), workspaceId }).catch(
     conflictFromUnique,
   );
@@ -94,6 +118,7 @@ export async function patchContact(
 ): Promise<ContactRow> {
   const before = await findContact(tx, workspaceId, contactId, { lock: true });
   if (!before) throw new NotFoundError('Contact');
+  await refuseKeptAnonymousId(tx, workspaceId, fields.anonymousId, before.id);
   const after = await updateContact(tx, workspaceId, before.id, fields, attributes).catch(conflictFromUnique);
   const fieldsChanged = changedFields(before, after);
   if (fieldsChanged.length === 0 && before.anonymous_id === after.anonymous_id) return before;

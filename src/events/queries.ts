@@ -85,13 +85,28 @@ export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]
   `);
 }
 
-export type EventFilter = { contactId?: string; type?: string; before?: string; limit: number };
+export type EventFilter = {
+  contactId?: string;
+  type?: string;
+  before?: string;
+  beforeId?: string;
+  limit: number;
+};
+
+export async function eventExists(db: Db, workspaceId: string, eventId: string): Promise<boolean> {
+  return db.exists(sql.unsafe`select 1 from events where workspace_id = ${workspaceId} and id = ${eventId}`);
+}
 
 export async function listEvents(db: Db, workspaceId: string, filter: EventFilter) {
   const conditions = [sql.fragment`e.workspace_id = ${workspaceId}`];
   if (filter.contactId) conditions.push(sql.fragment`e.contact_id = ${filter.contactId}`);
   if (filter.type) conditions.push(sql.fragment`e.type = ${filter.type}`);
   if (filter.before) conditions.push(sql.fragment`e.occurred_at < ${filter.before}::timestamptz`);
+  if (filter.beforeId) {
+    // Compared in the database: the stored time has microseconds, which a JavaScript Date drops.
+    conditions.push(sql.fragment`(e.occurred_at, e.id) <
+      (select b.occurred_at, b.id from events b where b.workspace_id = ${workspaceId} and b.id = ${filter.beforeId})`);
+  }
   return db.any(sql.type(EventRow)`
     select ${eventColumns} from events e left join contacts c on c.id = e.contact_id
     where ${sql.join(conditions, sql.fragment` and `)}

@@ -36,12 +36,12 @@ class ContactIndex {
     if (row.anonymous_id) this.byAnonymousId.set(row.anonymous_id, row);
   }
 
-  /** `gone` no longer exists: its id now means `into`. */
+  /** `gone` no longer exists: its id now means `into`, which keeps its anonymousId too. */
   replace(gone: ContactRow, into: ContactRow) {
     this.byId.delete(gone.id);
-    if (gone.anonymous_id) this.byAnonymousId.delete(gone.anonymous_id);
     this.aliases.set(gone.id, into.id);
     this.put(into);
+    if (gone.anonymous_id) this.byAnonymousId.set(gone.anonymous_id, into);
   }
 
   current(id: string): string {
@@ -112,7 +112,9 @@ async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Prom
     emails: [...emails],
     anonymousIds: [...anonymousIds],
   });
-  for (const { requested_id, ...row } of rows) {
+  for (const { requested_id, kept_anonymous_ids, ...row } of rows) {
+    for (const anonymousId of kept_anonymous_ids ?? [])
+      if (!index.byAnonymousId.has(anonymousId)) index.byAnonymousId.set(anonymousId, row);
     index.put(row);
     if (requested_id) index.aliases.set(requested_id, row.id);
   }
@@ -173,7 +175,7 @@ async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, p
       emails: raced.flatMap((contact) => (contact.email ? [contact.email] : [])),
       anonymousIds: raced.flatMap((contact) => (contact.anonymous_id ? [contact.anonymous_id] : [])),
     });
-    for (const { requested_id: _, ...row } of found) index.put(row);
+    for (const { requested_id: _, kept_anonymous_ids: __, ...row } of found) index.put(row);
   }
   await emitMany(
     tx,

@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import {
   EventBatchResult,
   EventSchema,
+  IdempotencyHeaders,
   IngestBatchBody,
   IngestEventBody,
   ListEventsQuery,
+  ReplayHeaders,
   WorkspaceParams,
 } from './schemas.ts';
 import { headerKey, ingestBatch, ingestOne, listEventsFor } from './service.ts';
@@ -23,7 +26,9 @@ export const eventRoutes = [
     path: '/api/workspaces/{workspaceId}/events',
     operationId: 'events.list',
     summary: 'List events, newest first',
-    description: 'Page back with `before` set to the last timestamp you received.',
+    description:
+      'Page back with `beforeId` set to the id of the last event you received: events that share a ' +
+      "timestamp (a batch's all do) are neither skipped nor repeated. `before` filters by timestamp.",
     tags,
     access: access.workspace('events:read'),
     params: WorkspaceParams,
@@ -46,14 +51,23 @@ export const eventRoutes = [
     access: access.workspace('events:write'),
     params: WorkspaceParams,
     body: IngestEventBody,
+    requestHeaders: IdempotencyHeaders,
     responses: {
       201: { description: 'The stored event', schema: EventSchema },
-      200: { description: 'A replay: the event first stored with this idempotency key', schema: EventSchema },
+      200: {
+        description: 'A replay: the event first stored with this idempotency key',
+        schema: EventSchema,
+        headers: ReplayHeaders,
+      },
     },
     errors: {
       404: 'The workspace, or the contactId, does not exist here.',
       409: 'The idempotency key was already used for an event of another type.',
-      503: 'Overloaded: the event waited longer than the service allows (INGEST_MAX_WAIT_MS) for a transaction and was not stored; retry after Retry-After.',
+      503: {
+        description:
+          'Overloaded: the event waited longer than the service allows (INGEST_MAX_WAIT_MS) for a transaction and was not stored; retry after Retry-After.',
+        headers: RetryAfterHeader,
+      },
     },
     handler: async ({ app, workspaceId, body, req }) => {
       const { event, replayed } = await ingestOne(app.db, workspaceId, body, {
@@ -79,6 +93,7 @@ export const eventRoutes = [
     access: access.workspace('events:write'),
     params: WorkspaceParams,
     body: IngestBatchBody,
+    requestHeaders: IdempotencyHeaders,
     responses: { 201: { description: 'The events, in request order', schema: EventBatchResult } },
     errors: {
       404: 'The workspace, or an item’s contactId, does not exist here (the detail names the item).',

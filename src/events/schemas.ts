@@ -25,10 +25,15 @@ export const IdempotencyKey = text(255)
   .openapi({ description: 'Makes a retry return the first event instead of storing a second one.' });
 
 const PastTimestamp = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
+  // abort: the refinements below compare instants, and text that names none would fail them too.
+  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp', abort: true })
   .refine(...storableInstant)
   .refine((value) => Date.parse(value) <= Date.now() + CLOCK_SKEW_MS, 'must not be in the future')
-  .openapi({ description: 'When it happened, for backfills (default: now). Past only.' });
+  .openapi({
+    description:
+      'When it happened, for backfills (default: now). Past, or at most ' +
+      `${CLOCK_SKEW_MS / 1000} seconds ahead of the server's clock (clock skew); later is a 400.`,
+  });
 
 const trackingFields = {
   sessionId: text(200).optional(),
@@ -108,9 +113,29 @@ export const ListEventsQuery = z.object({
     .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
     .refine(...storableInstant)
     .optional()
-    .openapi({ description: "Only events older than this: pass the last event's timestamp to page back." }),
+    .openapi({ description: 'Only events older than this timestamp.' }),
+  beforeId: text(100)
+    .optional()
+    .openapi({
+      description:
+        'Only events after this one in the list (older, or as old and before it in id order): pass the ' +
+        "last event's id to page back; unlike `before`, it skips none of the events that share its timestamp.",
+    }),
 });
 
-export const IdempotencyHeaders = z.object({ 'idempotency-key': IdempotencyKey.optional() });
+/** Documented only: routes read the header through `headerKey`, which names it in its 400s. */
+export const IdempotencyHeaders = z.object({
+  'Idempotency-Key': IdempotencyKey.optional().openapi({
+    description:
+      'Makes retries safe: a retry with the same key stores nothing and answers with what was ' +
+      'first stored (at most 255 characters).',
+  }),
+});
+
+export const ReplayHeaders = z.object({
+  'Idempotent-Replayed': z
+    .literal('true')
+    .openapi({ description: 'This is a retry: nothing was stored; the body is the first event.' }),
+});
 
 export { WorkspaceParams };

@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { ingestCoalesced } from './coalesce.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 import { toEvent } from './present.ts';
-import { type EventFilter, listEvents } from './queries.ts';
+import { type EventFilter, eventExists, listEvents } from './queries.ts';
 import { IdempotencyKey, type IngestEventBody } from './schemas.ts';
 
 export async function listEventsFor(db: Db, workspaceId: string, filter: EventFilter) {
@@ -17,6 +17,11 @@ export async function listEventsFor(db: Db, workspaceId: string, filter: EventFi
     const contact = await findContact(db, workspaceId, contactId);
     if (!contact) throw new NotFoundError('Contact');
     contactId = contact.id;
+  }
+  if (filter.beforeId && !(await eventExists(db, workspaceId, filter.beforeId))) {
+    throw new ValidationError([
+      { path: 'query.beforeId', message: 'no event of this workspace has this id' },
+    ]);
   }
   const before = filter.before ? new Date(filter.before).toISOString() : undefined;
   return (await listEvents(db, workspaceId, { ...filter, contactId, before })).map(toEvent);

@@ -36,6 +36,9 @@ const Health = z
   })
   .openapi('Health');
 
+// A cached health answer would hide an outage from whoever polls it.
+const NoStore = z.object({ 'Cache-Control': z.literal('no-store') });
+
 export const healthRoutes = [
   defineRoute({
     method: 'get',
@@ -45,8 +48,8 @@ export const healthRoutes = [
     tags: ['Meta'],
     access: access.public,
     responses: {
-      200: { description: 'The service and its database answer', schema: Health },
-      503: { description: 'The database does not answer', schema: Health },
+      200: { description: 'The service and its database answer', schema: Health, headers: NoStore },
+      503: { description: 'The database does not answer', schema: Health, headers: NoStore },
     },
     handler: async ({ app }) => {
       const ok = await databaseAnswers(app);

@@ -138,7 +138,31 @@ function pathPattern(route: RouteDefinition): RegExp {
   return new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 }
 
+/**
+ * A static segment such as /contacts/merge also fits /contacts/{contactId}; a method only the
+ * parameter route has (GET …/contacts/merge) would reach it and answer "contact not found".
+ * The static path is its own resource: those methods get 405 with its Allow instead.
+ */
+function guardStaticPaths(app: Express, routes: RouteDefinition[]) {
+  const methodsOf = (path: string) =>
+    routes.filter((route) => route.path === path).map((route) => route.method);
+  for (const path of new Set(routes.map((route) => route.path))) {
+    const own = methodsOf(path);
+    const shadowing = routes.filter(
+      (route) => route.path !== path && !own.includes(route.method) && pathPattern(route).test(path),
+    );
+    const allowed = [...new Set(own)].map((method) => method.toUpperCase());
+    const expressPath = routes.find((route) => route.path === path)!.expressPath;
+    for (const method of new Set(shadowing.map((route) => route.method))) {
+      app[method](expressPath, (req: Request, res: Response) =>
+        sendProblem(res, new MethodNotAllowedError(req.method, allowed), req.id),
+      );
+    }
+  }
+}
+
 function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[]) {
+  guardStaticPaths(app, routes);
   for (const route of [...routes].sort(bySpecificity)) {
     app[route.method](route.expressPath, (req, res) => route.run(context, req, res));
   }

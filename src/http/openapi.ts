@@ -44,6 +44,15 @@ export const ProblemSchema = registry.register(
     .openapi({ description: 'An RFC 9457 problem details object, sent as application/problem+json.' }),
 );
 
+/** The header of 429 and 503 answers that says when to try again (http/errors.ts sets it). */
+export const RetryAfterHeader = z.object({
+  'Retry-After': z
+    .number()
+    .int()
+    .min(1)
+    .openapi({ description: 'Seconds to wait before retrying.', example: 1 }),
+});
+
 type DocumentOptions = { version: string; serverUrl?: string };
 
 let cached: { key: string; document: object } | undefined;

@@ -43,7 +43,18 @@ export type HandlerContext<P, Q, B> = {
   res: Response;
 };
 
-export type ResponseSpec = { description: string; schema?: Schema; contentType?: string };
+/** Response headers, for the document: `z.object({ 'Retry-After': … })` (optional keys may be absent). */
+type HeaderSchema = z.ZodObject;
+
+export type ResponseSpec = {
+  description: string;
+  schema?: Schema;
+  contentType?: string;
+  headers?: HeaderSchema;
+};
+
+/** An error status: when it happens, and the headers it sends (e.g. Retry-After). */
+export type ErrorSpec = string | { description: string; headers: HeaderSchema };
 
 export type RouteSpec<
   P extends Schema | undefined,
@@ -61,11 +72,16 @@ export type RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Request headers the handler reads, for the document only: the handler parses them itself, so
+   * a bad value gets the handler's own 400 (with a `header.<name>` path).
+   */
+  requestHeaders?: HeaderSchema;
   /** When false, an absent body is parsed as {}. */
   bodyRequired?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Further error statuses this route can answer with, and when. */
-  errors?: Record<number, string>;
+  errors?: Record<number, ErrorSpec>;
   handler: (context: HandlerContext<P, Q, B>) => Promise<Reply>;
 };
 
@@ -90,11 +106,29 @@ function checkResponse(spec: RouteSpec<never, never, never>, reply: Reply, app: 
   const documented = spec.responses[reply.status];
   if (!documented)
     throw new Error(`${spec.operationId} answered ${reply.status}, which it does not document`);
+  checkHeaders(spec, reply, documented);
   if (!documented.schema) return;
   const result = documented.schema.safeParse(reply.body);
   if (!result.success) {
     throw new Error(
       `${spec.operationId} ${reply.status} body does not match its schema: ${result.error.message}`,
+    );
+  }
+}
+
+/** The reply sends exactly the headers its response documents (optional ones may be left out). */
+function checkHeaders(spec: RouteSpec<never, never, never>, reply: Reply, documented: ResponseSpec) {
+  const shape = documented.headers?.shape ?? {};
+  const sent = new Set(Object.keys(reply.headers ?? {}).map((name) => name.toLowerCase()));
+  const names = new Set(Object.keys(shape).map((name) => name.toLowerCase()));
+  const undocumented = [...sent].filter((name) => !names.has(name));
+  const missing = Object.entries(shape)
+    .filter(([name, schema]) => !sent.has(name.toLowerCase()) && !schema.safeParse(undefined).success)
+    .map(([name]) => name);
+  if (undocumented.length > 0 || missing.length > 0) {
+    throw new Error(
+      `${spec.operationId} ${reply.status} headers differ from the document: ` +
+        `undocumented [${undocumented.join(', ')}], missing [${missing.join(', ')}]`,
     );
   }
 }
@@ -132,13 +166,16 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
     statuses.add(413);
     statuses.add(415);
   }
-  const errors: Record<string, { description: string; content: object }> = {};
+  const errors: Record<string, object> = {};
   const extra = spec.errors ?? {};
   for (const status of [...statuses, ...Object.keys(extra).map(Number)]) {
-    errors[status] = {
-      description: extra[status] ?? descriptions[status] ?? DEFAULT_ERRORS[status],
-      content: { 'application/problem+json': { schema: ProblemSchema } },
-    };
+    const entry = extra[status] ?? descriptions[status] ?? DEFAULT_ERRORS[status];
+    const given = typeof entry === 'string' ? { description: entry } : entry;
+    errors[status] = responseObject({
+      ...given,
+      schema: ProblemSchema,
+      contentType: 'application/problem+json',
+    });
   }
   return errors;
 }
@@ -159,16 +196,20 @@ function describeAccess(accessRule: Access): string {
   return `Requires ${who}${key}.`;
 }
 
+function responseObject(response: ResponseSpec): object {
+  return {
+    description: response.description,
+    ...(response.headers ? { headers: response.headers } : {}),
+    ...(response.schema
+      ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+      : {}),
+  };
+}
+
 function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const responses: Record<string, object> = {};
-  for (const [status, response] of Object.entries(spec.responses)) {
-    responses[status] = {
-      description: response.description,
-      ...(response.schema
-        ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
-        : {}),
-    };
-  }
+  for (const [status, response] of Object.entries(spec.responses))
+    responses[status] = responseObject(response);
   registry.registerPath({
     method: spec.method,
     path: spec.path,
@@ -184,6 +225,7 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
     request: {
       params: spec.params as never,
       query: spec.query as never,
+      headers: spec.requestHeaders,
       body: spec.body
         ? { required: spec.bodyRequired !== false, content: { 'application/json': { schema: spec.body } } }
         : undefined,

@@ -5,10 +5,32 @@ import type { FieldError } from './errors.ts';
 import './zodOpenApi.ts';
 
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], location: string): FieldError[] {
-  return issues.map((issue) => {
-    const path = issue.path.length ? issue.path.map(String).join('.') : '';
-    return { path: path ? `${location}.${path}` : location, message: issue.message };
-  });
+  return issues.flatMap((issue) => fieldErrors(issue, issue.path, location));
+}
+
+function fieldErrors(issue: z.core.$ZodIssue, path: readonly PropertyKey[], location: string): FieldError[] {
+  // zod reports a strict object's unknown keys as one issue on the object; a path naming each key
+  // tells the client which field to remove.
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => fieldError([...path, key], 'is not a known field', location));
+  }
+  // A union that no branch accepted says only "Invalid input"; when the value has the type of
+  // exactly one branch (an object for `schema | null`), that branch's issues say what is wrong.
+  const branch = issue.code === 'invalid_union' ? typedBranch(issue.errors) : null;
+  if (branch) return branch.flatMap((inner) => fieldErrors(inner, [...path, ...inner.path], location));
+  return [fieldError(path, issue.message, location)];
+}
+
+function fieldError(path: readonly PropertyKey[], message: string, location: string): FieldError {
+  return { path: [location, ...path.map(String)].join('.'), message };
+}
+
+/** The issues of the one union branch that got past its type check, if exactly one did. */
+function typedBranch(branches: readonly (readonly z.core.$ZodIssue[])[]) {
+  const wrongType = (issues: readonly z.core.$ZodIssue[]) =>
+    issues.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0);
+  const typed = branches.filter((issues) => !wrongType(issues));
+  return typed.length === 1 ? typed[0] : null;
 }
 
 /** An ISO 8601 UTC timestamp with milliseconds, as every timestamp leaves the service. */

@@ -250,7 +250,9 @@ function ruleNode(depth: number): z.ZodType<Rule> {
     const result = schema.safeParse(value);
     if (result.success) return result.data as Rule;
     for (const issue of result.error.issues) {
-      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      // Unknown keys keep their code, so that the answer names each key (http/validation.ts).
+      if (issue.code === 'unrecognized_keys') ctx.addIssue({ ...issue });
+      else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     }
     return z.NEVER;
   }) as unknown as z.ZodType<Rule>;

@@ -111,6 +111,16 @@ describe('campaigns: definition and status', () => {
       expectProblem(await admin.get(`${base}/campaigns/cmp_nope/enrollments?limit=500`), 400);
     });
 
+    it('refuses a PATCH with nothing to change, like segments and scoring rules', async () => {
+      const { admin, base } = await workspace();
+      const { id } = await createCampaign(admin, base);
+      const empty = await admin.patch(`${base}/campaigns/${id}`, {});
+      expectProblem(empty, 400);
+      expect(empty.body.errors).to.deep.equal([
+        { path: 'body', message: 'give at least one of name, trigger, steps, reentry' },
+      ]);
+    });
+
     it('answers 404 for an unknown segment trigger and unknown campaigns', async () => {
       const { admin, base } = await workspace();
       const problem = expectProblem(

@@ -113,7 +113,7 @@ describe('contacts', () => {
         [{ attributes: [1, 2] }, 'body.attributes'],
         [{ firstName: 'x'.repeat(201) }, 'body.firstName'],
         [{ firstName: 'nul\u0000' }, 'body.firstName'],
-        [{ unknownField: 1 }, 'body'],
+        [{ unknownField: 1 }, 'body.unknownField'],
       ];
       for (const [body, path] of cases) {
         const problem = expectProblem(await admin.post(`${base}/contacts`, body), 400) as unknown as {

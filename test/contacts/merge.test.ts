@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createCampaign } from '../campaigns/support.ts';
 import { createContact, outgoing, track, workspace } from '../events/support.ts';
 import { expectProblem } from '../support/factories.ts';
 
@@ -35,6 +36,63 @@ describe('contacts: merge and identify', () => {
     const [data] = (await outgoing(workspaceId, 'contact.merged')) as { mergedContact: { id: string } }[];
     expect(data).to.include({ primaryContactId: primary.id, secondaryContactId: secondary.id });
     expect(data.mergedContact.id).to.equal(primary.id);
+  });
+
+  it('keeps one active enrollment per campaign unless its reentry is "always"', async () => {
+    const { admin, base } = await workspace();
+    const campaigns = new Map<string, string>();
+    for (const reentry of ['never', 'after_completion', 'always']) {
+      const { id } = await createCampaign(admin, base, {
+        name: reentry,
+        trigger: { type: 'event', eventType: 'mev' },
+        reentry,
+      });
+      expect((await admin.post(`${base}/campaigns/${id}/activate`)).status).to.equal(200);
+      campaigns.set(reentry, id);
+    }
+    const primary = await createContact(admin, base, { email: 'p@example.com' });
+    const secondary = await createContact(admin, base, { email: 's@example.com' });
+    await track(admin, base, { type: 'mev', contactId: primary.id });
+    await track(admin, base, { type: 'mev', contactId: secondary.id });
+    const merged = await admin.post(`${base}/contacts/merge`, {
+      primaryContactId: primary.id,
+      secondaryContactId: secondary.id,
+    });
+    expect(merged.status, merged.text).to.equal(200);
+    const statuses = async (reentry: string) => {
+      const listed = await admin.get(
+        `${base}/campaigns/${campaigns.get(reentry)}/enrollments?contactId=${primary.id}`,
+      );
+      expect(listed.status, listed.text).to.equal(200);
+      return listed.body.data.map((enrollment: { status: string }) => enrollment.status).sort();
+    };
+    expect(await statuses('never')).to.deep.equal(['active', 'exited']);
+    expect(await statuses('after_completion')).to.deep.equal(['active', 'exited']);
+    expect(await statuses('always')).to.deep.equal(['active', 'active']);
+  });
+
+  it("keeps a merged contact's anonymousId: its device's later events reach the merged contact", async () => {
+    const { admin, base } = await workspace();
+    const known = await createContact(admin, base, { email: 'k@example.com', anonymousId: 'dev-old' });
+    await createContact(admin, base, { anonymousId: 'dev-new' });
+    const login = await track(admin, base, { type: 'login', anonymousId: 'dev-new', email: 'k@example.com' });
+    expect(login.contact.id).to.equal(known.id);
+    const visit = await track(admin, base, { type: 'visit', anonymousId: 'dev-new' });
+    expect(visit.contact.id).to.equal(known.id);
+    const x = await createContact(admin, base, { anonymousId: 'x' });
+    const y = await createContact(admin, base, { anonymousId: 'y' });
+    await admin.post(`${base}/contacts/merge`, { primaryContactId: x.id, secondaryContactId: y.id });
+    await admin.post(`${base}/contacts/merge`, { primaryContactId: known.id, secondaryContactId: x.id });
+    for (const anonymousId of ['x', 'y']) {
+      const event = await track(admin, base, { type: 'visit', anonymousId });
+      expect(event.contact.id, anonymousId).to.equal(known.id);
+    }
+    expect((await admin.get(`${base}/contacts`)).body.total).to.equal(1);
+    expectProblem(await admin.post(`${base}/contacts`, { anonymousId: 'y' }), 409);
+    const own = await admin.patch(`${base}/contacts/${known.id}`, { anonymousId: 'y' });
+    expect(own.status, own.text).to.equal(200);
+    const other = await createContact(admin, base, { email: 'o@example.com' });
+    expectProblem(await admin.patch(`${base}/contacts/${other.id}`, { anonymousId: 'dev-new' }), 409);
   });
 
   it('answers 404 for unknown ids and 409 for the same contact twice', async () => {
@@ -108,5 +166,37 @@ describe('contacts: merge and identify', () => {
     expect(identified.status, identified.text).to.equal(200);
     expect(identified.body.id).to.equal(known.id);
     expect((await admin.get(`${base}/contacts/${anonymous.id}`)).body.id).to.equal(known.id);
+  });
+
+  it('applies the rest of the POST …/contacts body to the identified contact', async () => {
+    const { admin, base } = await workspace();
+    await createContact(admin, base, { anonymousId: 'web-1', attributes: { device: 'ios', plan: 'free' } });
+    const taking = await admin.post(`${base}/contacts`, {
+      anonymousId: 'web-1',
+      email: 'new@example.com',
+      firstName: 'First',
+      lastName: 'Last',
+      phone: '+1',
+      attributes: { plan: 'pro' },
+    });
+    expect(taking.status, taking.text).to.equal(200);
+    expect(taking.body).to.include({
+      email: 'new@example.com',
+      firstName: 'First',
+      lastName: 'Last',
+      phone: '+1',
+    });
+    expect(taking.body.attributes).to.deep.equal({ device: 'ios', plan: 'pro' });
+    const known = await createContact(admin, base, { email: 'k@example.com', firstName: 'Old' });
+    await createContact(admin, base, { anonymousId: 'web-2' });
+    const merging = await admin.post(`${base}/contacts`, {
+      anonymousId: 'web-2',
+      email: 'k@example.com',
+      firstName: 'Kay',
+      attributes: { plan: 'pro' },
+    });
+    expect(merging.status, merging.text).to.equal(200);
+    expect(merging.body).to.include({ id: known.id, firstName: 'Kay' });
+    expect(merging.body.attributes).to.deep.equal({ plan: 'pro' });
   });
 });

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
 import type { TestResponse } from '../support/client.ts';
+import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, keyClient } from '../support/factories.ts';
 import { server, startSecondWeb } from '../support/server.ts';
 import { createContact, outgoing, workspace } from './support.ts';
@@ -114,15 +115,18 @@ describe('events: concurrent single events', () => {
           body: JSON.stringify(body),
         });
       const contact = await createContact(admin, base, { email: 'held@example.com' });
-      const { blocked } = await whileLocked(contact.id, async () => {
+      const { blocked, refused } = await whileLocked(contact.id, async () => {
         const blocked = post({ type: 'click', contactId: contact.id });
         await sleep(100); // its group now waits on the lock; the next event waits for that group
         const refused = await post({ type: 'late', email: 'late@example.com' });
-        expect(refused.status).to.equal(503);
-        expect(refused.headers.get('retry-after')).to.equal('1');
-        expect(refused.headers.get('content-type')).to.match(/^application\/problem\+json/);
-        return { blocked };
+        return { blocked, refused };
       });
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      expect(refused.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      const text = await refused.text();
+      const answer = { status: refused.status, headers: refused.headers, body: JSON.parse(text), text };
+      await expectDocumented('post', '/api/workspaces/{workspaceId}/events', answer);
       expect((await blocked).status).to.equal(201);
       const late = await server().context.db.oneFirst(
         sql.unsafe`select count(*)::int from events where workspace_id = ${workspaceId} and type = 'late'`,

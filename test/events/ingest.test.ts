@@ -74,6 +74,30 @@ describe('events: ingest and list', () => {
       const older = await admin.get(`${base}/events?before=${encodeURIComponent(limited.body[1].timestamp)}`);
       expect(older.body.map((e: { type: string }) => e.type)).to.deep.equal(['b', 'a']);
     });
+
+    it('pages back with beforeId through events that share a timestamp, skipping and repeating none', async () => {
+      const { admin, base } = await workspace();
+      const timestamp = '2024-05-05T05:05:05.000Z';
+      const events = Array.from({ length: 5 }, (_, i) => ({ type: 'tie', metadata: { i }, timestamp }));
+      const batch = await admin.post(`${base}/events/batch`, { events });
+      expect(batch.status, batch.text).to.equal(201);
+      await track(admin, base, { type: 'tie', timestamp: '2024-05-05T05:05:04.000Z' });
+      const seen: string[] = [];
+      let page = await admin.get(`${base}/events?type=tie&limit=2`);
+      while (page.body.length > 0) {
+        seen.push(...page.body.map((event: { id: string }) => event.id));
+        page = await admin.get(`${base}/events?type=tie&limit=2&beforeId=${seen.at(-1)}`);
+        expect(page.status, page.text).to.equal(200);
+      }
+      expect(seen).to.have.length(6);
+      expect(new Set(seen).size).to.equal(6);
+      expect(seen.slice(0, 5).sort()).to.deep.equal(
+        batch.body.data.map((event: { id: string }) => event.id).sort(),
+      );
+      const unknown = await admin.get(`${base}/events?beforeId=evt_01ARZ3NDEKTSV4RRFFQ69G5FAV`);
+      expectProblem(unknown, 400);
+      expect(unknown.body.errors[0].path).to.equal('query.beforeId');
+    });
     it('answers an event without a contact as the served OpenAPI document says', async () => {
       const { admin, base } = await workspace();
       const path = '/api/workspaces/{workspaceId}/events';
@@ -105,6 +129,7 @@ describe('events: ingest and list', () => {
       const again = await admin.post(`${base}/events`, body, { headers });
       expect(again.status, again.text).to.equal(200);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      await expectDocumented('post', '/api/workspaces/{workspaceId}/events', again);
       expect(again.body).to.deep.equal(first.body);
       expect(await count('events', workspaceId)).to.equal(1);
       expect(await count('outgoing_events', workspaceId)).to.equal(outgoingAfterFirst);
@@ -176,6 +201,30 @@ describe('events: ingest and list', () => {
       }
       expectProblem(await admin.get(`${base}/events?limit=201`), 400);
       expectProblem(await admin.get(`${base}/events?before=soon`), 400);
+    });
+
+    it('refuses a timestamp that names no instant with only that message', async () => {
+      const { admin, base } = await workspace();
+      const response = await admin.post(`${base}/events`, { type: 'x', timestamp: 'yesterday' });
+      expectProblem(response, 400);
+      expect(response.body.errors).to.deep.equal([
+        { path: 'body.timestamp', message: 'must be an ISO 8601 timestamp' },
+      ]);
+    });
+
+    it('accepts a timestamp up to 60 s ahead for clock skew, as the document says, and refuses later', async () => {
+      const { admin, base } = await workspace();
+      const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+      const skewed = await admin.post(`${base}/events`, { type: 'x', timestamp: ahead(30_000) });
+      expect(skewed.status, skewed.text).to.equal(201);
+      const later = await admin.post(`${base}/events`, { type: 'x', timestamp: ahead(120_000) });
+      expectProblem(later, 400);
+      expect(later.body.errors).to.deep.equal([
+        { path: 'body.timestamp', message: 'must not be in the future' },
+      ]);
+      const document = (await admin.get('/api/openapi')).body;
+      const { description } = document.components.schemas.IngestEventRequest.properties.timestamp;
+      expect(description).to.include('at most 60 seconds ahead').and.not.include('Past only');
     });
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
+import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
 import { ISO_MS, sessionCookieOf, signIn } from './helpers.ts';
 
@@ -65,7 +66,11 @@ describe('accounts: registration', () => {
       { name: 'Ada', email: 'x@example.com', password: 'p'.repeat(129) },
       'body.password',
     ],
-    ['an unknown field', { name: 'Ada', email: 'x@example.com', password: PASSWORD, admin: true }, 'body'],
+    [
+      'an unknown field',
+      { name: 'Ada', email: 'x@example.com', password: PASSWORD, admin: true },
+      'body.admin',
+    ],
   ];
   for (const [label, body, path] of invalid) {
     it(`answers 400 naming the field for ${label}`, async () => {
@@ -73,6 +78,21 @@ describe('accounts: registration', () => {
       expect(errorPaths(problem as never)).to.include(path);
     });
   }
+
+  it('names each unknown field in an error of its own', async () => {
+    const response = await register({
+      name: 'Ada',
+      email: uniqueEmail(),
+      password: PASSWORD,
+      admin: true,
+      role: 1,
+    });
+    expectProblem(response, 400);
+    expect(response.body.errors).to.deep.equal([
+      { path: 'body.admin', message: 'is not a known field' },
+      { path: 'body.role', message: 'is not a known field' },
+    ]);
+  });
 
   it('answers 400 for a body that is not an object', async () => {
     expectProblem(await register(['Ada']), 400);
@@ -179,6 +199,7 @@ describe('accounts: sign-in rate limit per email', () => {
     }
     const limited = await new Client().post('/api/auth/signin', { email: user.email, password: PASSWORD });
     expectProblem(limited, 429);
+    await expectDocumented('post', '/api/auth/signin', limited);
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter)
       .to.be.greaterThan(0)

@@ -109,6 +109,10 @@ describe('http: errors are problem+json', () => {
     const keys = await new Client().request('PATCH', '/api/workspaces/ws_x/keys');
     expectProblem(keys, 405);
     expect(keys.headers.get('allow')).to.equal('GET, POST, DELETE');
+    // A static path is its own resource, not an id of the parameter route beside it.
+    const merge = await new Client().request('GET', '/api/workspaces/ws_x/contacts/merge');
+    expectProblem(merge, 405);
+    expect(merge.headers.get('allow')).to.equal('POST');
   });
 
   it('answers malformed JSON with 400', async () => {

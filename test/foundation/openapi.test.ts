@@ -82,6 +82,31 @@ describe('OpenAPI document', () => {
     expect(scope.enum).to.deep.equal([...SCOPES]);
   });
 
+  it('documents null on every contact field a PATCH clears, email included', async () => {
+    const document = await fetchDocument();
+    const properties = (
+      document.components.schemas.UpdateContactRequest as { properties: Record<string, { type: unknown }> }
+    ).properties;
+    for (const field of ['email', 'firstName', 'lastName', 'phone', 'anonymousId']) {
+      expect(properties[field].type, field).to.deep.equal(['string', 'null']);
+    }
+  });
+
+  it('declares the headers routes read and send: Idempotency-Key, Idempotent-Replayed, Retry-After', async () => {
+    const operations = operationsOf(await fetchDocument());
+    const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry.operation]));
+    for (const id of ['events.create', 'events.batch']) {
+      const header = byId.get(id)?.parameters?.find((parameter) => parameter.in === 'header');
+      expect(header, id).to.deep.include({ name: 'Idempotency-Key', in: 'header', required: false });
+      expect(header?.schema).to.deep.include({ type: 'string', maxLength: 255 });
+    }
+    const ingest = byId.get('events.create')?.responses ?? {};
+    expect(ingest['200'].headers?.['Idempotent-Replayed']).to.deep.include({ required: true });
+    expect(ingest['503'].headers?.['Retry-After']).to.deep.include({ required: true });
+    const signin = byId.get('auth.signin')?.responses ?? {};
+    expect(signin['429'].headers?.['Retry-After'].schema).to.deep.include({ type: 'integer' });
+  });
+
   it('marks public routes as needing no credentials, and key routes as refusing API keys', async () => {
     const operations = operationsOf(await fetchDocument());
     const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry.operation]));

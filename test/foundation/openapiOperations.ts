@@ -1,11 +1,14 @@
 // Reading operations out of the served OpenAPI document, for the suites that check every route.
 
+export type HeaderObject = { required?: boolean; description?: string; schema: { type?: string } };
+
 export type Operation = {
   operationId: string;
   summary?: string;
   security?: Record<string, string[]>[];
   requestBody?: unknown;
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  parameters?: (HeaderObject & { name: string; in: string })[];
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, HeaderObject> }>;
   'x-required-scope'?: string;
 };
 

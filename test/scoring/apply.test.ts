@@ -64,6 +64,9 @@ describe('scoring: applying rules', () => {
     const emitted = await outgoingEvents(ctx.workspaceId, 'contact.score_changed');
     expect(emitted[1]).to.deep.equal({ contactId: contact, previousScore: 1, score: 21, ruleId: big });
     expect(emitted).to.have.length(4);
+    // A deleted rule's id stays in the history (ruleId is null only for decay and merges).
+    expect((await ctx.admin.delete(`${ctx.base}/scoring-rules/${big}`)).status).to.equal(204);
+    expect((await history(ctx, contact)).data[2]).to.include({ ruleId: big, reason: 'rule' });
   });
 
   it('scores a non-repeatable rule once per contact, even within one batch', async () => {

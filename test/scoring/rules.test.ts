@@ -58,7 +58,12 @@ describe('scoring: rules and settings', () => {
     ['a bad cooldown', { ...rule, cooldown: '1 day' }, 'body.cooldown'],
     ['a bad where', { ...rule, where: [{ path: 'amount', op: 'gt', value: [1] }] }, 'body.where.0.value'],
     ['a missing event type', { name: 'x', points: 1 }, 'body.eventType'],
-    ['an unknown key', { ...rule, color: 'red' }, 'body'],
+    ['an unknown key', { ...rule, color: 'red' }, 'body.color'],
+    [
+      'an unknown key in where',
+      { ...rule, where: [{ path: 'a', op: 'eq', value: 1, not: true }] },
+      'body.where.0.not',
+    ],
   ];
   for (const [name, body, path] of invalid) {
     it(`refuses ${name} at ${path}`, async () => {
@@ -87,6 +92,18 @@ describe('scoring: rules and settings', () => {
     );
     const cleared = await ctx.admin.put(`${ctx.base}/scoring-settings`, { decay: null });
     expect(cleared.body).to.deep.equal({ decay: null, lastDecayAt: null });
+  });
+
+  it('names the missing field of a partial decay, not the whole decay', async () => {
+    const partial = await ctx.admin.put(`${ctx.base}/scoring-settings`, { decay: { points: 5 } });
+    expectProblem(partial, 400);
+    expect(errorPaths(partial)).to.deep.equal(['body.decay.every']);
+    const extra = await ctx.admin.put(`${ctx.base}/scoring-settings`, {
+      decay: { points: 5, every: 'P1D', color: 'red' },
+    });
+    expect(errorPaths(extra)).to.deep.equal(['body.decay.color']);
+    const wrongType = await ctx.admin.put(`${ctx.base}/scoring-settings`, { decay: 'weekly' });
+    expect(errorPaths(wrongType)).to.deep.equal(['body.decay']);
   });
 
   it("answers 404 for another workspace's rule, and refuses keys without the scope", async () => {

@@ -69,7 +69,7 @@ describe('segments: rule validation', () => {
       'body.rules.where.0.value',
       /required/,
     ],
-    ['an unknown key', { event: 'purchase', times: 2 }, 'body.rules', /times/],
+    ['an unknown key', { event: 'purchase', times: 2 }, 'body.rules.times', /not a known field/],
     ['a fractional score', { leadScore: { gte: 1.5 } }, 'body.rules.leadScore.gte', /whole number/],
     ['a node of no kind', { all: [{ foo: 1 }] }, 'body.rules.all.0', /one of: all, any, not/],
     ['an empty all', { all: [] }, 'body.rules.all', /at least one/],

@@ -1,11 +1,17 @@
 // Holds real responses against the OpenAPI document the service serves, the way an outside client
-// reads it: the operation must list the status, and the body must match that status's JSON Schema
-// (with the document's components). The zod check in route.ts cannot see a document that the
-// generator renders wrongly; this can.
+// reads it: the operation must list the status, the body must match that status's JSON Schema
+// (with the document's components), and the headers it declares must be sent (required ones) with
+// values of their schemas. The zod check in route.ts cannot see a document that the generator
+// renders wrongly; this can.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
-import { type OpenApiDocument, type Operation, operationsOf } from '../foundation/openapiOperations.ts';
+import {
+  type HeaderObject,
+  type OpenApiDocument,
+  type Operation,
+  operationsOf,
+} from '../foundation/openapiOperations.ts';
 import { Client, type TestResponse } from './client.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -40,6 +46,7 @@ export async function expectDocumented(method: string, path: string, response: T
   const where = `${method.toUpperCase()} ${path} → ${response.status}`;
   const documented = operation.responses[String(response.status)];
   expect(documented, `${where} is not documented: ${response.text}`).to.not.equal(undefined);
+  expectDocumentedHeaders(ajv, where, documented.headers ?? {}, response);
   const contentType = (response.headers.get('content-type') ?? '').split(';')[0];
   if (!documented.content) {
     expect(response.text, `${where} documents no body`).to.equal('');
@@ -53,6 +60,27 @@ export async function expectDocumented(method: string, path: string, response: T
   const validate = ajv.compile(schema);
   const valid = validate(response.body);
   expect(valid, `${where}: ${JSON.stringify(validate.errors)}\n${response.text}`).to.equal(true);
+}
+
+/** Every header the document promises on this response is sent, with a value of its schema. */
+function expectDocumentedHeaders(
+  ajv: Ajv2020,
+  where: string,
+  headers: Record<string, HeaderObject>,
+  response: TestResponse,
+) {
+  for (const [name, header] of Object.entries(headers)) {
+    const value = response.headers.get(name);
+    if (value === null) {
+      expect(header.required, `${where}: the documented header ${name} is missing`).to.not.equal(true);
+      continue;
+    }
+    const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? Number(value) : value;
+    const validate = ajv.compile(header.schema);
+    expect(validate(typed), `${where}: header ${name}: ${value} ${JSON.stringify(validate.errors)}`).to.equal(
+      true,
+    );
+  }
 }
 
 export { operationsOf };
