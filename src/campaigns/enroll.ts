@@ -41,35 +41,17 @@ function candidates(
   return found;
 }
 
-export async function enrollForEvents(
-  tx: Tx,
-  workspaceId: string,
-  events: TriggerEvent[],
-  changes: SegmentChange[],
-): Promise<void> {
-  const entered = changes.filter((change) => change.change === 'entered');
-  if (events.length === 0 && entered.length === 0) return;
-  const campaigns = await findActiveTriggeredCampaigns(
-    tx,
-    workspaceId,
-    [...new Set(events.map((event) => event.type))],
-    [...new Set(entered.map((change) => change.segmentId))],
-  );
-  await enrollWithCampaigns(tx, workspaceId, campaigns, events, changes);
-}
-
 /**
- * The same, with the active triggered campaigns already loaded (ingest reads them with its
- * definitions); campaigns whose trigger matches neither an event nor an entry are passed over.
+ * Enrollments for segment entries, with the active triggered campaigns already loaded (ingest
+ * reads them with its definitions); campaigns whose trigger matches no entry are passed over.
  */
 export async function enrollWithCampaigns(
   tx: Tx,
   workspaceId: string,
   campaigns: readonly TriggeredCampaignRow[],
-  events: TriggerEvent[],
   changes: SegmentChange[],
 ): Promise<void> {
-  const proposed = proposeEnrollments(campaigns, events, changes);
+  const proposed = proposeEnrollments(campaigns, [], changes);
   if (proposed.length === 0) return;
   await emitEnrollments(tx, workspaceId, proposed, await insertAllowedEnrollments(tx, workspaceId, proposed));
 }
@@ -114,5 +96,9 @@ export async function emitEnrollments(
 
 /** For segment entries outside ingest: contact writes, merges, segment recomputation. */
 export async function enrollForSegmentChanges(tx: Tx, workspaceId: string, changes: SegmentChange[]) {
-  await enrollForEvents(tx, workspaceId, [], changes);
+  const entered = changes.filter((change) => change.change === 'entered');
+  if (entered.length === 0) return;
+  const segmentIds = [...new Set(entered.map((change) => change.segmentId))];
+  const campaigns = await findActiveTriggeredCampaigns(tx, workspaceId, [], segmentIds);
+  await enrollWithCampaigns(tx, workspaceId, campaigns, changes);
 }

@@ -79,13 +79,11 @@ export async function createContact(
       const identified = await identifyWithEmail(tx, anonymous, input.email);
       // The rest of the body is a write to the identified person, as a PATCH would make it.
       const { firstName, lastName, phone, attributes } = input;
-      const contact = await patchContact(
-        tx,
-        workspaceId,
-        identified.id,
-        { firstName, lastName, phone },
-        attributes,
-      );
+      if ([firstName, lastName, phone, attributes].every((value) => value === undefined)) {
+        return { contact: identified, created: false };
+      }
+      const fields = { firstName, lastName, phone };
+      const contact = await patchContact(tx, workspaceId, identified.id, fields, attributes);
       return { contact, created: false };
     }
   }

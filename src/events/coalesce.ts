@@ -109,12 +109,12 @@ class IngestCoalescer {
 
   private mayStart(workspaceId: string, waiting: number): boolean {
     const running = this.running.get(workspaceId) ?? 0;
-    if (this.runningTotal >= MAX_GROUPS) return false;
     return running === 0 || (running < GROUPS_PER_WORKSPACE && waiting >= MIN_OVERLAPPING_GROUP);
   }
 
   /** The workspace that waited longest among those that may start a group now. */
   private nextWorkspace(): string | undefined {
+    if (this.runningTotal >= MAX_GROUPS) return undefined;
     for (const [workspaceId, queue] of this.waiting) {
       if (this.mayStart(workspaceId, queue.length)) return workspaceId;
     }

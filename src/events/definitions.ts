@@ -53,10 +53,14 @@ export function cachedDefinitions(workspaceId: string): Cached | undefined {
 /**
  * Definitions: the workspace's segments by id, active campaigns with a trigger by id, active
  * scoring rules by creation, when its version is not `knownVersion`, else null. Rule history:
- * when each rule that is not repeatable or has a cooldown last scored each of these contacts (the
- * contacts are locked by now, so it cannot move before scoring).
+ * when each rule of these event types that is not repeatable or has a cooldown last scored each of
+ * these contacts (the contacts are locked by now, so it cannot move before scoring).
  */
-export function definitionColumns(workspaceId: string, known: Cached | undefined, contactIds: string[]) {
+export function definitionColumns(
+  workspaceId: string,
+  known: Cached | undefined,
+  { contactIds, eventTypes }: { contactIds: string[]; eventTypes: string[] },
+) {
   // -1: no workspace has it, so without a cached copy the definitions are always read.
   const knownVersion = known?.version ?? -1;
   return sql.fragment`
@@ -73,12 +77,12 @@ export function definitionColumns(workspaceId: string, known: Cached | undefined
           select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
           where workspace_id = ${workspaceId} and active) r)
       ) end as definitions,
-      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, contactIds)}) h) as rule_history`;
+      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, contactIds, eventTypes)}) h) as rule_history`;
 }
 
 /** When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
  * events keep cooldowns in event time); the change's own time when that event is gone. */
-function ruleHistory(workspaceId: string, contactIds: string[]) {
+function ruleHistory(workspaceId: string, contactIds: string[], eventTypes: string[]) {
   return sql.fragment`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
     from score_changes sc left join events e on e.id = sc.event_id
@@ -86,7 +90,8 @@ function ruleHistory(workspaceId: string, contactIds: string[]) {
       and sc.contact_id = any(${sql.array(contactIds, 'text')})
       and sc.rule_id in (
         select id from scoring_rules
-        where workspace_id = ${workspaceId} and active and (not repeatable or cooldown_seconds is not null))
+        where workspace_id = ${workspaceId} and active and (not repeatable or cooldown_seconds is not null)
+          and event_type = any(${sql.array(eventTypes, 'text')}))
     group by sc.rule_id, sc.contact_id`;
 }
 

@@ -10,13 +10,7 @@ import { emitEnrollments, enrollWithCampaigns, proposeEnrollments } from '../cam
 import { allowedEnrollments } from '../campaigns/enrollQueries.ts';
 import type { ContactRow } from '../contacts/queries.ts';
 import type { Tx } from '../db/pool.ts';
-import {
-  emitScoreChanges,
-  recordScoreChanges,
-  type ScoredEvent,
-  scoreEvents,
-  scoreRows,
-} from '../scoring/apply.ts';
+import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows } from '../scoring/apply.ts';
 import { scoreWrites } from '../scoring/applyQueries.ts';
 import { reevaluateSegments, reevaluateSegmentsAndEnroll } from '../segments/evaluate.ts';
 import type { Definitions, SegmentDefinition } from './definitions.ts';
@@ -69,21 +63,20 @@ export async function applySideEffects(
   });
   await emitEnrollments(tx, workspaceId, proposed, enrolled);
   // Then campaigns triggered by the segments just entered.
-  await enrollWithCampaigns(tx, workspaceId, campaigns, [], changes);
+  await enrollWithCampaigns(tx, workspaceId, campaigns, changes);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
   const scoreChanges = scoreEvents(definitions.scoring_rules, events, {
     scores,
     history: definitions.rule_history,
   }).map((change) => ({ ...change, reason: 'rule' as const }));
-  const byScore = segments.filter((segment) => segment.depends_on_score);
   if (scoreChanges.length === 0) return;
-  if (byScore.length === 0) return recordScoreChanges(tx, workspaceId, scoreChanges);
   // Scores are written in the statement that re-evaluates the segments reading them.
   await emitScoreChanges(tx, workspaceId, scoreChanges);
   const { rows, scores: final } = scoreRows(scoreChanges);
   const rescored = final.map((row) => row.id);
   const write = scoreWrites(workspaceId, rows, final);
+  const byScore = segments.filter((segment) => segment.depends_on_score);
   const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, { write });
-  await enrollWithCampaigns(tx, workspaceId, campaigns, [], entered);
+  await enrollWithCampaigns(tx, workspaceId, campaigns, entered);
 }

@@ -72,7 +72,7 @@ export async function insertEvents(
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
-      ${definitionColumns(workspaceId, known, contactIds)}
+      ${definitionColumns(workspaceId, known, { contactIds, eventTypes: [...new Set(events.map((event) => event.type))] })}
     from workspaces w where w.id = ${workspaceId}
   `);
   return { inserted, definitions: definitionsFor(workspaceId, known, columns) };
@@ -89,12 +89,20 @@ export type EventFilter = {
   contactId?: string;
   type?: string;
   before?: string;
-  beforeId?: string;
+  after?: EventCursor;
   limit: number;
 };
 
-export async function eventExists(db: Db, workspaceId: string, eventId: string): Promise<boolean> {
-  return db.exists(sql.unsafe`select 1 from events where workspace_id = ${workspaceId} and id = ${eventId}`);
+export type EventCursor = { at: string; id: string };
+
+/**
+ * Where an event sits in the list's order. The time is PostgreSQL's own text of it: with its
+ * microseconds and offset it casts back to the same instant, which a JavaScript Date would not.
+ */
+export async function findEventCursor(db: Db, workspaceId: string, eventId: string) {
+  return db.maybeOne(sql.type(z.object({ at: z.string(), id: z.string() }))`
+    select occurred_at::text as at, id from events where workspace_id = ${workspaceId} and id = ${eventId}
+  `);
 }
 
 export async function listEvents(db: Db, workspaceId: string, filter: EventFilter) {
@@ -102,10 +110,10 @@ export async function listEvents(db: Db, workspaceId: string, filter: EventFilte
   if (filter.contactId) conditions.push(sql.fragment`e.contact_id = ${filter.contactId}`);
   if (filter.type) conditions.push(sql.fragment`e.type = ${filter.type}`);
   if (filter.before) conditions.push(sql.fragment`e.occurred_at < ${filter.before}::timestamptz`);
-  if (filter.beforeId) {
-    // Compared in the database: the stored time has microseconds, which a JavaScript Date drops.
-    conditions.push(sql.fragment`(e.occurred_at, e.id) <
-      (select b.occurred_at, b.id from events b where b.workspace_id = ${workspaceId} and b.id = ${filter.beforeId})`);
+  if (filter.after) {
+    conditions.push(
+      sql.fragment`(e.occurred_at, e.id) < (${filter.after.at}::timestamptz, ${filter.after.id})`,
+    );
   }
   return db.any(sql.type(EventRow)`
     select ${eventColumns} from events e left join contacts c on c.id = e.contact_id

@@ -7,10 +7,14 @@ import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { ingestCoalesced } from './coalesce.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 import { toEvent } from './present.ts';
-import { type EventFilter, eventExists, listEvents } from './queries.ts';
+import { type EventFilter, findEventCursor, listEvents } from './queries.ts';
 import { IdempotencyKey, type IngestEventBody } from './schemas.ts';
 
-export async function listEventsFor(db: Db, workspaceId: string, filter: EventFilter) {
+export async function listEventsFor(
+  db: Db,
+  workspaceId: string,
+  { beforeId, ...filter }: Omit<EventFilter, 'after'> & { beforeId?: string },
+) {
   let contactId = filter.contactId;
   if (contactId) {
     // A merged-away id still names its primary's events.
@@ -18,13 +22,14 @@ export async function listEventsFor(db: Db, workspaceId: string, filter: EventFi
     if (!contact) throw new NotFoundError('Contact');
     contactId = contact.id;
   }
-  if (filter.beforeId && !(await eventExists(db, workspaceId, filter.beforeId))) {
+  const after = beforeId ? await findEventCursor(db, workspaceId, beforeId) : undefined;
+  if (after === null) {
     throw new ValidationError([
       { path: 'query.beforeId', message: 'no event of this workspace has this id' },
     ]);
   }
   const before = filter.before ? new Date(filter.before).toISOString() : undefined;
-  return (await listEvents(db, workspaceId, { ...filter, contactId, before })).map(toEvent);
+  return (await listEvents(db, workspaceId, { ...filter, contactId, before, after })).map(toEvent);
 }
 
 /** The `Idempotency-Key` header, checked like a body field. */

@@ -144,10 +144,8 @@ function pathPattern(route: RouteDefinition): RegExp {
  * The static path is its own resource: those methods get 405 with its Allow instead.
  */
 function guardStaticPaths(app: Express, routes: RouteDefinition[]) {
-  const methodsOf = (path: string) =>
-    routes.filter((route) => route.path === path).map((route) => route.method);
   for (const path of new Set(routes.map((route) => route.path))) {
-    const own = methodsOf(path);
+    const own = routes.filter((route) => route.path === path).map((route) => route.method);
     const shadowing = routes.filter(
       (route) => route.path !== path && !own.includes(route.method) && pathPattern(route).test(path),
     );
@@ -216,15 +214,7 @@ export function createApp(context: AppContext) {
     inboundWebhookBody,
     // A GET/HEAD/OPTIONS body means nothing: it is left unread, so it can neither fail to parse nor
     // be too large (the document lists no 413 for a body on those).
-    unlessSafeMethod(
-      express.json({
-        limit: BODY_LIMIT,
-        type: ['application/json', 'application/*+json'],
-        verify: (req, _res, buffer) => {
-          (req as Request).rawBody = buffer;
-        },
-      }),
-    ),
+    unlessSafeMethod(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] })),
     refuseUnstorableText,
   );
   mountRoutes(app, context, allRoutes());

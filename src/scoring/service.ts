@@ -1,6 +1,7 @@
 // Scoring rules, score history and the workspace's decay setting.
 import { getContact } from '../contacts/service.ts';
 import { newId } from '../db/ids.ts';
+import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { durationSeconds } from '../segments/duration.ts';
@@ -20,7 +21,6 @@ import {
 } from './queries.ts';
 
 type Page = { page: number; limit: number };
-const offsetOf = (page: Page) => ({ limit: page.limit, offset: (page.page - 1) * page.limit });
 
 export function toScoringRule(row: ScoringRuleRow) {
   return {
@@ -50,7 +50,7 @@ function fields(input: RuleInput): ScoringRuleFields {
 }
 
 export async function listRulePage(db: Db, workspaceId: string, page: Page) {
-  const { rows, total } = await listScoringRules(db, workspaceId, offsetOf(page));
+  const { rows, total } = await listScoringRules(db, workspaceId, pageWindow(page));
   return { data: rows.map(toScoringRule), page: page.page, limit: page.limit, total };
 }
 
@@ -93,7 +93,7 @@ export async function deleteScoringRule(db: Db, workspaceId: string, ruleId: str
 
 export async function scoreHistoryPage(db: Db, workspaceId: string, contactId: string, page: Page) {
   const contact = await getContact(db, workspaceId, contactId);
-  const { rows, total } = await listScoreChanges(db, workspaceId, contact.id, offsetOf(page));
+  const { rows, total } = await listScoreChanges(db, workspaceId, contact.id, pageWindow(page));
   const data = rows.map((row) => ({
     id: row.id,
     ruleId: row.rule_id,

@@ -150,9 +150,24 @@ export async function reevaluateSegments(
 
 const EnrolledRow = z.object({ id: z.string() });
 
+/** The diff's `write` and `enroll` statements without a diff: the ids of the enrollments inserted. */
+async function writeAndEnroll(tx: Tx, { write, enroll }: DiffOptions): Promise<Set<string>> {
+  const statements = [write, enroll].filter((statement) => statement !== undefined);
+  if (statements.length === 0) return new Set();
+  const enrolled = await tx.anyFirst(
+    preparedByText(
+      'segments.write_and_enroll',
+      EnrolledRow,
+      sql.fragment`with ${sql.join(statements, sql.fragment`, `)}
+      ${enroll ? sql.fragment`select id from enrolled` : sql.fragment`select null::text as id where false`}`,
+    ),
+  );
+  return new Set(enrolled);
+}
+
 /**
  * reevaluateSegments, also running `options.enroll` in the same statement; with no segment to
- * evaluate, the enrollments run alone. `enrolled`: the ids of the enrollments inserted.
+ * evaluate, the writes and enrollments run alone. `enrolled`: the ids of the enrollments inserted.
  */
 export async function reevaluateSegmentsAndEnroll(
   tx: Tx,
@@ -164,16 +179,7 @@ export async function reevaluateSegmentsAndEnroll(
   const contactIds = [...new Set(ids)];
   const segments = chosen.filter((segment) => options.only?.get(segment.id)?.length !== 0);
   if (contactIds.length === 0 || segments.length === 0) {
-    const enrolled = options.enroll
-      ? await tx.anyFirst(
-          preparedByText(
-            'segments.enroll',
-            EnrolledRow,
-            sql.fragment`with ${options.enroll} select id from enrolled`,
-          ),
-        )
-      : [];
-    return { changes: [], enrolled: new Set(enrolled) };
+    return { changes: [], enrolled: await writeAndEnroll(tx, options) };
   }
   const position = new Map(contactIds.map((id, index) => [id, index]));
   const rows = await diffForContacts(tx, workspaceId, segments, contactIds, options);

@@ -3,6 +3,7 @@
 // the same transaction (status `computing` until it finishes).
 import { enrollForSegmentChanges } from '../campaigns/enroll.ts';
 import { newId } from '../db/ids.ts';
+import { pageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
@@ -51,10 +52,7 @@ export async function getSegment(db: Db, workspaceId: string, segmentId: string)
 }
 
 export async function listSegmentPage(db: Db, workspaceId: string, page: { page: number; limit: number }) {
-  const rows = await listSegments(db, workspaceId, {
-    limit: page.limit,
-    offset: (page.page - 1) * page.limit,
-  });
+  const rows = await listSegments(db, workspaceId, pageWindow(page));
   // A page past the end has no rows to carry the total.
   const total = rows[0]?.total ?? (await countSegments(db, workspaceId));
   return { data: rows.map(toSegment), page: page.page, limit: page.limit, total };

@@ -1,6 +1,7 @@
 // Webhook endpoints and the delivery log: what the routes and the CLI call.
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
+import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
@@ -171,8 +172,7 @@ export async function listDeliveryPage(
   filter: DeliveryFilter,
   page: { page: number; limit: number },
 ) {
-  const offset = (page.page - 1) * page.limit;
-  const { rows, total } = await listDeliveries(db, workspaceId, filter, { limit: page.limit, offset });
+  const { rows, total } = await listDeliveries(db, workspaceId, filter, pageWindow(page));
   return { data: rows.map(toDelivery), page: page.page, limit: page.limit, total };
 }
 
