@@ -1,6 +1,6 @@
 // One pino logger for the process. Secrets never reach the log: passwords, keys, cookies,
 // Authorization headers and signing secrets are redacted wherever they appear.
-import { unescape } from 'node:querystring';
+import querystring from 'node:querystring';
 import pino from 'pino';
 
 export type Logger = pino.Logger;
@@ -36,7 +36,7 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const split = pair.indexOf('=');
       const name = split === -1 ? pair : pair.slice(0, split);
-      return unescape(name.replace(/\+/g, ' ')) === 'key' ? `${name}=[redacted]` : pair;
+      return querystring.unescape(name.replace(/\+/g, ' ')) === 'key' ? `${name}=[redacted]` : pair;
     });
   return `${url.slice(0, start)}?${pairs.join('&')}`;
 }
