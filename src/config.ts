@@ -45,6 +45,12 @@ const environmentSchema = z.object({
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).optional(),
+  WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(90 * 24 * 3600)
+    .default(24 * 3600),
   SEGMENT_REFRESH_CRON: z.string().min(9).default('* * * * *'),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });

@@ -62,9 +62,15 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
 }
 
-/** Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount). */
+/**
+ * Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount).
+ * Case-insensitive because Express routing is: /api/Webhooks/inbound/… reaches the same route, and
+ * a request the route receives must have had its raw body captured for the signature check.
+ */
+const INBOUND_WEBHOOK_PATH = /^\/webhooks\/inbound\//i;
+
 function isInboundWebhook(req: Request): boolean {
-  return req.path.startsWith('/webhooks/inbound/');
+  return INBOUND_WEBHOOK_PATH.test(req.path);
 }
 
 /**

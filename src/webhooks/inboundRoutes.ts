@@ -39,7 +39,7 @@ export const inboundRoutes = [
       body: await receiveInbound(app, {
         endpointId: params.endpointId,
         path: req.originalUrl.split('?')[0],
-        rawBody: req.rawBody ?? Buffer.alloc(0),
+        rawBody: req.rawBody ?? null,
         body,
         header: (name) => req.get(name),
       }),

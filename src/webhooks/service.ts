@@ -40,6 +40,7 @@ export function toEndpoint(row: EndpointRow): Endpoint {
     url: row.url,
     events: row.events,
     direction: row.direction,
+    signatureScheme: row.direction === 'INBOUND' ? row.signature_scheme : null,
     active: row.active,
     disabledReason: row.disabled_reason,
     createdAt: row.created_at,
@@ -102,6 +103,7 @@ export async function createEndpoint(
     direction: input.direction,
     url: input.url ?? null,
     events: input.events ?? [],
+    signatureScheme: input.signatureScheme ?? 'either',
     secret: input.signed ? generateSecret() : null,
     active: input.active,
   });
@@ -137,6 +139,10 @@ export async function changeEndpoint(
           issues.map((issue) => ({ path: `body.${issue.path.join('.')}`, message: issue.message })),
         );
     }
+    if (changes.signatureScheme !== undefined && current.direction === 'OUTBOUND')
+      throw new ValidationError([
+        { path: 'body.signatureScheme', message: 'applies to INBOUND endpoints only' },
+      ]);
     if (changes.url !== undefined) {
       if (current.direction === 'INBOUND')
         throw new ValidationError([{ path: 'body.url', message: 'applies to OUTBOUND endpoints only' }]);
