@@ -172,7 +172,10 @@ export const DeliverySchema = z
       .enum(['scheduled', 'manual'])
       .nullable()
       .openapi({ description: 'Null for inbound receipts.' }),
-    url: z.string().nullable(),
+    url: z.string().nullable().openapi({
+      description:
+        'Outbound: the URL this attempt was sent to (the endpoint’s URL at the time). Inbound: the path received.',
+    }),
     responseStatus: z.number().int().nullable(),
     responseBody: z.string().nullable().openapi({ description: 'The first 4 KB.' }),
     durationMs: z.number().int(),
