@@ -118,19 +118,21 @@ async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, re
   const deliveryId = newId('delivery');
   try {
     return await db.transaction(async (tx) => {
-      const success = { ...record, id: deliveryId, event: payload.type, responseStatus: 200, success: true };
+      const received = { ...record, id: deliveryId, event: payload.type, responseStatus: 200, success: true };
       const earlier = record.replay
         ? await lockAndFindBodyReceipt(tx, endpoint.id, record.replay.digest, record.replay.windowSeconds)
         : null;
       const answer: Received = { received: true, deliveryId: earlier ?? deliveryId };
       if (!earlier) await ingestEvents(tx, endpoint.workspace_id, [payload], { source: 'webhook' });
       await insertInboundDelivery(tx, {
-        ...success,
+        ...received,
         responseBody: JSON.stringify(answer),
         error: earlier
           ? `duplicate of ${earlier}: the same body was received within the replay window; no event was created`
           : null,
         bodyDigest: earlier ? null : (record.replay?.digest ?? null),
+        // A duplicate is never a first receipt: its key repeated finds the body again, and the same answer.
+        idempotencyKey: earlier ? null : record.idempotencyKey,
         durationMs: Math.round(performance.now() - record.started),
       });
       return answer;

@@ -90,13 +90,14 @@ describe('inbound webhook security', () => {
       const answers: TestResponse[] = [];
       for (const key of ['a', 'b', 'c', 'd'])
         answers.push(await post(inbound(endpoint.id), body, { ...signature, 'idempotency-key': key }));
+      answers.push(await post(inbound(endpoint.id), body, { ...signature, 'idempotency-key': 'b' }));
       for (const answer of answers) expect(answer.status, answer.text).to.equal(200);
       expect(new Set(answers.map((answer) => answer.body.deliveryId)).size).to.equal(1);
       expect(await events()).to.have.length(1);
       const records = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
-      expect(records).to.have.length(4);
+      expect(records).to.have.length(5);
       const duplicates = records.filter((record) => record.error?.startsWith('duplicate of '));
-      expect(duplicates).to.have.length(3);
+      expect(duplicates).to.have.length(4);
       expect(duplicates.every((record) => record.error?.includes(answers[0].body.deliveryId))).to.equal(true);
     });
 
