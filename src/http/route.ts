@@ -234,6 +234,15 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
   });
 }
 
+/**
+ * The query string a route's own schema reads: without `key`, the API key that authentication has
+ * already taken (every route accepts it, so no route's schema needs to list it).
+ */
+function routeQuery(req: Request): Record<string, unknown> {
+  const { key: _authentication, ...rest } = (req.query ?? {}) as Record<string, unknown>;
+  return rest;
+}
+
 export function defineRoute<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
@@ -243,7 +252,7 @@ export function defineRoute<
   const run = async (app: AppContext, req: Request, res: Response) => {
     const principalAndWorkspace = await authenticate(app, req, spec.access);
     const params = parseWith(spec.params, req.params, 'path') as Out<P>;
-    const query = parseWith(spec.query, req.query ?? {}, 'query') as Out<Q>;
+    const query = parseWith(spec.query, routeQuery(req), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
     const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
