@@ -53,6 +53,9 @@ describe('contacts: deleting erases the person', () => {
     await admin.post(`${base}/contacts/merge`, { primaryContactId: gone.id, secondaryContactId: merged.id });
     for (const contact of [gone, kept]) await track(admin, base, { type: 'buy', contactId: contact.id });
     expect(await memberIds(admin, base, byEvent.id)).to.deep.equal([gone.id, kept.id].sort());
+    const keyed = { type: 'visit', contactId: gone.id };
+    const once = await admin.post(`${base}/events`, keyed, { headers: { 'idempotency-key': 'erase-1' } });
+    expect(once.status, once.text).to.equal(201);
 
     const deleted = await admin.delete(`${base}/contacts/${gone.id}`);
     expect(deleted.status, deleted.text).to.equal(204);
@@ -83,6 +86,9 @@ describe('contacts: deleting erases the person', () => {
     const enrollments = await admin.get(`${base}/campaigns/${campaign.id}/enrollments`);
     expect(enrollments.body.data.map((row: { contactId: string }) => row.contactId)).to.deep.equal([kept.id]);
     expect((await admin.get(`${base}/contacts/${kept.id}`)).body.leadScore).to.equal(5);
+    // A retry of an erased event cannot bring it back.
+    const retried = await admin.post(`${base}/events`, keyed, { headers: { 'idempotency-key': 'erase-1' } });
+    expect(retried.status, retried.text).to.equal(409);
     // The merged-away id went with the person.
     expect((await admin.get(`${base}/contacts/${merged.id}`)).status).to.equal(404);
   });
