@@ -8,6 +8,7 @@ import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
 import { ProblemSchema, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
+import { problemExample } from './problemExamples.ts';
 import { zodIssuesToFieldErrors } from './validation.ts';
 
 export type Access =
@@ -51,6 +52,7 @@ export type ResponseSpec = {
   schema?: Schema;
   contentType?: string;
   headers?: HeaderSchema;
+  example?: unknown;
 };
 
 /** An error status: when it happens, and the headers it sends (e.g. Retry-After). */
@@ -175,9 +177,24 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
       ...given,
       schema: ProblemSchema,
       contentType: 'application/problem+json',
+      example: problemExample(status, given.description, exampleField(spec)),
     });
   }
   return errors;
+}
+
+/** A field the route reads (`body.name`), for its 400 example. */
+function exampleField(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
+  const locations = [
+    ['body', spec.body],
+    ['query', spec.query],
+    ['path', spec.params],
+  ] as const;
+  for (const [location, schema] of locations) {
+    const name = Object.keys((schema as { shape?: object } | undefined)?.shape ?? {})[0];
+    if (name) return `${location}.${name}`;
+  }
+  return 'body';
 }
 
 function security(accessRule: Access): Record<string, string[]>[] {
@@ -201,7 +218,14 @@ function responseObject(response: ResponseSpec): object {
     description: response.description,
     ...(response.headers ? { headers: response.headers } : {}),
     ...(response.schema
-      ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+      ? {
+          content: {
+            [response.contentType ?? 'application/json']: {
+              schema: response.schema,
+              ...(response.example === undefined ? {} : { example: response.example }),
+            },
+          },
+        }
       : {}),
   };
 }
