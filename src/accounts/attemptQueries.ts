@@ -13,16 +13,15 @@ function lockKey(subject: string): bigint {
 }
 
 /**
- * Serialises attempts on these subjects until the transaction ends. Locks are taken in key order,
- * so two requests sharing subjects cannot deadlock.
+ * Serialises attempts on these subjects until the transaction ends. Locks are taken in key order
+ * (unnest yields the array in order), so two requests sharing subjects cannot deadlock.
  */
 export async function lockAttemptSubjects(tx: Tx, subjects: string[]): Promise<void> {
   const keys = [...new Set(subjects.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const key of keys) {
-    await tx.query(
-      sql.typeAlias('void')`select from (select pg_advisory_xact_lock(${String(key)}::bigint)) locked`,
-    );
-  }
+  await tx.query(sql.type(z.object({ locked: z.number() }))`
+    select count(*)::int as locked
+    from (select pg_advisory_xact_lock(key) from unnest(${sql.array(keys.map(String), 'int8')}) as key) taken
+  `);
 }
 
 const LockedSubject = z.object({ subject: z.string(), retry_after_seconds: z.number() });
@@ -63,31 +62,41 @@ export async function insertAttempt(db: Db, attemptId: string, subjects: string[
   `);
 }
 
-/** Removes one attempt's rows and, optionally, every row of some subjects (a cleared counter). */
-export async function deleteAttempts(db: Db, attemptId: string | null, subjects: string[]): Promise<number> {
-  const result = await db.query(sql.typeAlias('void')`
+/** Removes one attempt's rows and every row of some subjects (a cleared counter). */
+export async function deleteAttempts(db: Db, attemptId: string, subjects: string[]): Promise<void> {
+  await db.query(sql.typeAlias('void')`
     delete from auth_attempts
     where attempt_id = ${attemptId}::uuid or subject = any(${sql.array(subjects, 'text')})
   `);
-  return result.rowCount;
 }
 
-/** Every subject about an email: its all-address counter and one counter per address. */
+const Cleared = z.object({ cleared: z.number() });
+
+/**
+ * Every subject about an email: its all-address counter and one counter per address. Answers how
+ * many attempts that was (an attempt has a row per subject).
+ */
 export async function deleteAttemptsOfEmail(db: Db, email: string): Promise<number> {
-  const result = await db.query(sql.typeAlias('void')`
-    delete from auth_attempts
-    where subject = ${`email:${email}`}
-       or (starts_with(subject, 'email-ip:') and substr(subject, strpos(subject, ' ') + 1) = ${email})
+  return db.oneFirst(sql.type(Cleared)`
+    with deleted as (
+      delete from auth_attempts
+      where subject = ${`email:${email}`}
+         or (starts_with(subject, 'email-ip:') and substr(subject, strpos(subject, ' ') + 1) = ${email})
+      returning attempt_id
+    )
+    select count(distinct attempt_id)::int as cleared from deleted
   `);
-  return result.rowCount;
 }
 
 /** Every sign-in subject about a client address: its own counter and its per-email counters. */
 export async function deleteAttemptsOfAddress(db: Db, ip: string): Promise<number> {
-  const result = await db.query(sql.typeAlias('void')`
-    delete from auth_attempts where subject = ${`ip:${ip}`} or starts_with(subject, ${`email-ip:${ip} `})
+  return db.oneFirst(sql.type(Cleared)`
+    with deleted as (
+      delete from auth_attempts where subject = ${`ip:${ip}`} or starts_with(subject, ${`email-ip:${ip} `})
+      returning attempt_id
+    )
+    select count(distinct attempt_id)::int as cleared from deleted
   `);
-  return result.rowCount;
 }
 
 export async function pruneAttempts(db: Db, windowMinutes: number): Promise<void> {

@@ -47,6 +47,19 @@ function lockedError(subject: string, seconds: number): RateLimitedError {
   );
 }
 
+/** The subjects at their limit; when there are none, the attempt has been recorded against each. */
+async function lockedOrReserved(db: Db, attempt: Attempt, subjects: Limited[], windowMinutes: number) {
+  // Once locked out, a sustained attack is refused by this one read, without taking the locks.
+  const already = await findLockedSubjects(db, subjects, windowMinutes);
+  if (already.length > 0) return already;
+  return db.transaction(async (tx) => {
+    await lockAttemptSubjects(tx, attempt.subjects);
+    const full = await findLockedSubjects(tx, subjects, windowMinutes);
+    if (full.length === 0) await insertAttempt(tx, attempt.id, attempt.subjects);
+    return full;
+  });
+}
+
 /** Reserves one attempt against every subject, or throws 429 naming when the lock-out ends. */
 async function reserveAttempt(
   db: Db,
@@ -55,12 +68,7 @@ async function reserveAttempt(
   windowMinutes: number,
 ): Promise<Attempt> {
   const attempt = { id: randomUUID(), subjects: subjects.map((item) => item.subject) };
-  const locked = await db.transaction(async (tx) => {
-    await lockAttemptSubjects(tx, attempt.subjects);
-    const full = await findLockedSubjects(tx, subjects, windowMinutes);
-    if (full.length === 0) await insertAttempt(tx, attempt.id, attempt.subjects);
-    return full;
-  });
+  const locked = await lockedOrReserved(db, attempt, subjects, windowMinutes);
   if (locked.length > 0) {
     const longest = locked.reduce((a, b) => (b.retry_after_seconds > a.retry_after_seconds ? b : a));
     throw lockedError(longest.subject, longest.retry_after_seconds);
