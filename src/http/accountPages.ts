@@ -26,42 +26,53 @@ function hiddenFields({ token, next }: FormState): string {
   <input type="hidden" name="next" value="${escapeHtml(next)}">`;
 }
 
-function signinPage(state: FormState): string {
-  const email = escapeHtml(state.values?.email ?? '');
+function emailField(state: FormState): string {
+  return `<label for="email">Email</label>
+  <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(state.values?.email ?? '')}">`;
+}
+
+/** A page with one form: heading, errors, the CSRF and `next` fields, then the page's own. */
+function formPage(
+  state: FormState,
+  page: { title: string; heading: string; action: string; fields: string; footer: string },
+) {
   return layout(
-    'Sign in',
-    `<h1>Sign in to Switchboard</h1>
+    page.title,
+    `<h1>${page.heading}</h1>
 ${errorList(state.errors)}
-<form method="post" action="/auth/signin">
+<form method="post" action="${page.action}">
   ${hiddenFields(state)}
-  <label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-  <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required>
-  <button type="submit">Sign in</button>
+  ${page.fields}
+  <button type="submit">${page.title}</button>
 </form>
-<p>No account yet? <a href="/auth/register">Register</a></p>`,
+<p>${page.footer}</p>`,
   );
 }
 
+function signinPage(state: FormState): string {
+  return formPage(state, {
+    title: 'Sign in',
+    heading: 'Sign in to Switchboard',
+    action: '/auth/signin',
+    fields: `${emailField(state)}
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required>`,
+    footer: 'No account yet? <a href="/auth/register">Register</a>',
+  });
+}
+
 function registerPage(state: FormState): string {
-  const value = (name: string) => escapeHtml(state.values?.[name] ?? '');
-  return layout(
-    'Register',
-    `<h1>Create a Switchboard account</h1>
-${errorList(state.errors)}
-<form method="post" action="/auth/register">
-  ${hiddenFields(state)}
-  <label for="name">Name</label>
-  <input id="name" name="name" autocomplete="name" required maxlength="100" value="${value('name')}">
-  <label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required value="${value('email')}">
+  return formPage(state, {
+    title: 'Register',
+    heading: 'Create a Switchboard account',
+    action: '/auth/register',
+    fields: `<label for="name">Name</label>
+  <input id="name" name="name" autocomplete="name" required maxlength="100" value="${escapeHtml(state.values?.name ?? '')}">
+  ${emailField(state)}
   <label for="password">Password (8 to 128 characters)</label>
-  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="128">
-  <button type="submit">Register</button>
-</form>
-<p>Already registered? <a href="/auth/signin">Sign in</a></p>`,
-  );
+  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="128">`,
+    footer: 'Already registered? <a href="/auth/signin">Sign in</a>',
+  });
 }
 
 /** What the sign-in and registration pages show to someone already signed in. */
