@@ -45,7 +45,12 @@ export async function createContext(
   role: 'web' | 'worker' | 'cli',
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
-  const db = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  const db = await createDatabasePool(databaseUrl, {
+    maxPoolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+  });
   const boss = createBoss(databaseUrl, role);
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
   await boss.start();
