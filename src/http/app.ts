@@ -215,7 +215,7 @@ export function createApp(context: AppContext) {
   app.set('query parser', 'simple');
   app.use(requestIdAndLog(context));
 
-  const sessions = createSessionMiddleware(context.config, context.databaseUrl);
+  const sessions = createSessionMiddleware(context.config, context.databaseUrl, context.log);
   app.use(unlessApiKey(sessions.middleware), enforceSessionLifetime(context.config));
 
   app.use(

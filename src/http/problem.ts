@@ -4,12 +4,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { SchemaValidationError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../log.ts';
 import {
   AppError,
   BadRequestError,
   ConflictError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from './errors.ts';
 
@@ -50,6 +52,17 @@ function fromExpress(error: Error & { status?: unknown; expose?: unknown }): App
   );
 }
 
+/** Seconds a client is asked to wait when the database is restarting, stalled or full. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+function databaseUnavailable(): AppError {
+  return new ServiceUnavailableError(
+    'The database did not answer in time (it may be restarting or overloaded). Retry after the ' +
+      'seconds in Retry-After (with the same Idempotency-Key, where the operation takes one).',
+    DATABASE_RETRY_AFTER_SECONDS,
+  );
+}
+
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UniqueIntegrityConstraintViolationError) {
@@ -57,6 +70,7 @@ export function toAppError(error: unknown): AppError | null {
     return new ConflictError('A resource with these unique values already exists.');
   }
   if (!(error instanceof Error)) return null;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return ('type' in error ? fromBodyParser(error as BodyParserError) : null) ?? fromExpress(error);
 }
 

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { Scope } from '../apiKeys/scopes.ts';
 import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
-import { ProblemSchema, registry } from './openapi.ts';
+import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
 import { problemExample } from './problemExamples.ts';
 import { zodIssuesToFieldErrors } from './validation.ts';
@@ -135,13 +135,19 @@ function checkHeaders(spec: RouteSpec<never, never, never>, reply: Reply, docume
   }
 }
 
-const DEFAULT_ERRORS: Record<number, string> = {
+const DEFAULT_ERRORS: Record<number, ErrorSpec> = {
   400: 'The request is invalid (problem+json lists each field).',
   401: 'No credentials, or a bad, revoked or expired API key, or an expired session.',
   403: 'Authenticated, but the API key lacks the scope or the member lacks the role; or a cross-site request.',
   404: 'The workspace or resource does not exist or is not yours.',
   413: 'The request body is larger than 1 MB.',
   415: 'The request body is not application/json.',
+  // Any operation can meet a database that is restarting, stalled or out of connections (problem.ts).
+  503: {
+    description:
+      'The database did not answer in time (a restart, a stall, every connection busy); retry after Retry-After.',
+    headers: RetryAfterHeader,
+  },
 };
 
 function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
@@ -168,6 +174,7 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
     statuses.add(413);
     statuses.add(415);
   }
+  if (!spec.responses[503]) statuses.add(503);
   const errors: Record<string, object> = {};
   const extra = spec.errors ?? {};
   for (const status of [...statuses, ...Object.keys(extra).map(Number)]) {

@@ -10,6 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
 import { SESSION_COOKIE } from './openapi.ts';
 
 declare module 'express-session' {
@@ -31,12 +32,23 @@ export function sessionSecret(config: Config): string {
   return secret;
 }
 
-export function createSessionMiddleware(config: Config, databaseUrl: string) {
+export function createSessionMiddleware(config: Config, databaseUrl: string, log: Logger) {
   const PgStore = connectPgSimple(session);
   // Every signed-in request reads its session here first: half the query pool's size keeps the store
   // from being the bottleneck without doubling the connections a web process holds.
   const max = Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2));
-  const pool = new pg.Pool({ connectionString: databaseUrl, max });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    // Bounded like the query pool (config.ts): a stalled database fails the request with 503.
+    connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    // Client-side too, for a server that has stopped answering altogether.
+    query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + 2_000,
+  });
+  // An idle client whose server went away (a restart, a failover) emits 'error' on the pool, which
+  // would crash the process unheard; the pool drops that client and connects anew when next asked.
+  pool.on('error', (error) => log.warn({ err: error }, 'session store: idle connection lost'));
   const store = new PgStore({
     pool,
     tableName: 'sessions',

@@ -44,6 +44,49 @@ describe('configuration', () => {
     for (const [environment, expected] of cases) expect(failure(environment)).to.match(expected);
   });
 
+  it('says what each variable expects, in words, naming it', () => {
+    const cases: [NodeJS.ProcessEnv, string][] = [
+      [{ PORT: 'abc' }, 'PORT: must be a whole number from 0 to 65535'],
+      [{ PORT: '80.5' }, 'PORT: must be a whole number from 0 to 65535'],
+      [{ DATABASE_POOL_SIZE: '1e3' }, 'DATABASE_POOL_SIZE: must be a whole number from 1 to 200'],
+      [
+        { SHUTDOWN_TIMEOUT_MS: '-5' },
+        'SHUTDOWN_TIMEOUT_MS: must be a whole number of milliseconds of at least 1',
+      ],
+      [
+        { DATABASE_STATEMENT_TIMEOUT_MS: 'soon' },
+        'DATABASE_STATEMENT_TIMEOUT_MS: must be a whole number of milliseconds',
+      ],
+      [
+        { DATABASE_ACQUIRE_TIMEOUT_MS: '0' },
+        'DATABASE_ACQUIRE_TIMEOUT_MS: must be a whole number of milliseconds',
+      ],
+      [
+        { DATABASE_CONNECT_TIMEOUT_MS: '1s' },
+        'DATABASE_CONNECT_TIMEOUT_MS: must be a whole number of milliseconds',
+      ],
+      [
+        { SEGMENT_REFRESH_CRON: 'every minute' },
+        'SEGMENT_REFRESH_CRON: must be a cron expression of five fields',
+      ],
+      [{ SEGMENT_REFRESH_CRON: '61 * * * *' }, 'SEGMENT_REFRESH_CRON: must be a cron expression'],
+      [{ SEGMENT_REFRESH_CRON: '* * * * * *' }, 'SEGMENT_REFRESH_CRON: must be a cron expression'],
+      [{ NODE_ENV: 'staging' }, 'NODE_ENV: must be one of development, test, production'],
+      [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, 'WEBHOOK_ALLOW_HTTP: must be true or false'],
+      [{ WEBHOOK_DISABLE_AFTER_DAYS: 'never' }, 'WEBHOOK_DISABLE_AFTER_DAYS: must be a number above 0'],
+      [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL: must be a postgres:// or postgresql:// URL'],
+      [{ PUBLIC_URL: 'switchboard.example.com' }, 'PUBLIC_URL: must be an http:// or https:// URL'],
+    ];
+    for (const [environment, expected] of cases) expect(failure(environment)).to.contain(expected);
+  });
+
+  it('accepts valid cron expressions and numbers with surrounding spaces', () => {
+    expect(parseConfig({ SEGMENT_REFRESH_CRON: '*/5 * * * *' }).SEGMENT_REFRESH_CRON).to.equal('*/5 * * * *');
+    expect(parseConfig({ PORT: ' 8080 ' }).PORT).to.equal(8080);
+    expect(parseConfig({ WEBHOOK_DISABLE_AFTER_DAYS: '0.5' }).WEBHOOK_DISABLE_AFTER_DAYS).to.equal(0.5);
+    expect(parseConfig({}).DATABASE_STATEMENT_TIMEOUT_MS).to.be.a('number');
+  });
+
   it('lists every bad variable at once', () => {
     const message = failure({ PORT: 'x', LOG_LEVEL: 'loud' });
     expect(message)

@@ -1,7 +1,9 @@
 // Graceful shutdown of the real entry points: SIGTERM stops accepting, lets the in-flight request
 // finish, closes pools and exits 0 well within 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -16,9 +18,15 @@ type Exit = { code: number | null; signal: NodeJS.Signals | null };
 type Started = { child: ChildProcess; output: () => string; exited: Promise<Exit> };
 
 /** Starts a bin/ entry point and resolves once its log says `ready`. */
-function start(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
+function start(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  options: { detached?: boolean } = {},
+): Promise<Started> {
   const child = spawn(process.execPath, [path.join(ROOT, entry)], {
     cwd: ROOT,
+    detached: options.detached ?? false,
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: server().databaseUrl,
@@ -108,5 +116,57 @@ describe('graceful shutdown', function () {
     expect(exit, worker.output()).to.deep.equal({ code: 0, signal: null });
     expect(Date.now() - started).to.be.below(30_000);
     expect(worker.output()).to.contain('"msg":"stopped"');
+  });
+});
+
+describe('Ctrl-C on npm start', function () {
+  this.timeout(120_000);
+  before(() => nock.restore());
+  after(() => nock.activate());
+
+  it('SIGINT to the whole process group (embedded PostgreSQL included) stops quietly and exits 0', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-start-'));
+    let group: number | undefined;
+    try {
+      const port = await freePort();
+      // As a terminal starts it: its own process group, which Ctrl-C signals as a whole.
+      const started = await start(
+        'bin/start.ts',
+        {
+          DATABASE_URL: '',
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          EMBEDDED_PG_PORT: String(await freePort()),
+        },
+        /listening on/,
+        { detached: true },
+      );
+      group = started.child.pid;
+      // A signed-in request leaves the session store's pool with an idle connection.
+      const base = `http://127.0.0.1:${port}`;
+      const credentials = { email: uniqueEmail(), password: 'a long password' };
+      const json = { 'content-type': 'application/json' };
+      await fetch(`${base}/api/auth/register`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ name: 'Ctrl-C', ...credentials }),
+      });
+      const signedIn = await fetch(`${base}/api/auth/signin`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(credentials),
+      });
+      expect(signedIn.status).to.equal(200);
+      process.kill(-group!, 'SIGINT');
+      const exit = await within(started.exited, 60_000, 'exit after Ctrl-C');
+      group = undefined;
+      expect(exit, started.output()).to.deep.equal({ code: 0, signal: null });
+      expect(started.output(), started.output()).to.contain('"msg":"stopped"');
+      // Quietly: no stack trace, nothing logged at error level or above.
+      expect(started.output(), started.output()).to.not.match(/Unhandled|\n\s+at |"level":(50|60)/);
+    } finally {
+      if (group) process.kill(-group, 'SIGKILL'); // a failed run leaves nothing running
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

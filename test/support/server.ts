@@ -63,11 +63,17 @@ export async function stopServer(): Promise<void> {
 
 export type SecondWeb = { url: string; context: AppContext; stop: () => Promise<void> };
 
-/** Another web process on the test database, as a second dyno would be; `overrides` its config. */
-export async function startSecondWeb(overrides: Record<string, unknown> = {}): Promise<SecondWeb> {
+/**
+ * Another web process on the test database, as a second dyno would be; `overrides` its config,
+ * `databaseUrl` may route it through a proxy (support/databaseProxy.ts).
+ */
+export async function startSecondWeb(
+  overrides: Record<string, unknown> = {},
+  databaseUrl = server().databaseUrl,
+): Promise<SecondWeb> {
   const { config } = await import('../../src/config.ts');
   const runtime = await import('../../src/runtime.ts');
-  const context = await runtime.createContext({ ...config(), ...overrides }, server().databaseUrl, 'web');
+  const context = await runtime.createContext({ ...config(), ...overrides }, databaseUrl, 'web');
   const web = await runtime.startWeb(context, 0);
   return {
     url: `http://127.0.0.1:${web.port}`,
