@@ -35,6 +35,7 @@ const environmentSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().positive().default(10),
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().positive().default(50),
   SIGNIN_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
+  INVITATION_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFlag.optional(),
   PUBLIC_URL: z.url().optional(),

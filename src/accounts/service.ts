@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
+import { acceptInvitations } from '../workspaces/invitations.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';
 import {
   countSigninFailures,
@@ -35,6 +36,8 @@ export async function registerUser(
       email: normaliseEmail(input.email),
       passwordHash,
     });
+    // Workspaces that invited this email before the account existed take the person in now.
+    await acceptInvitations(db, row);
     return toUser(row);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError && error.constraint === 'users_email_key') {

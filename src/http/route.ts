@@ -186,6 +186,11 @@ function security(accessRule: Access): Record<string, string[]>[] {
   return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
 }
 
+/** The role a session needs: read from the same rule authenticate() enforces, so the two agree. */
+function requiredRole(accessRule: Access & { kind: 'workspace' }): 'ADMIN' | 'MEMBER' {
+  return accessRule.admin ? 'ADMIN' : 'MEMBER';
+}
+
 function describeAccess(accessRule: Access): string {
   if (accessRule.kind === 'public') return 'No authentication.';
   if (accessRule.kind === 'user') return 'Requires a signed-in session.';
@@ -222,6 +227,7 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
     ...(spec.access.kind === 'workspace' && spec.access.scope
       ? { 'x-required-scope': spec.access.scope }
       : {}),
+    ...(spec.access.kind === 'workspace' ? { 'x-required-role': requiredRole(spec.access) } : {}),
     request: {
       params: spec.params as never,
       query: spec.query as never,

@@ -548,7 +548,7 @@ const COUNTED: Record<string, string> = {
   'scoringRules.create': '/scoring-rules',
   'webhooks.create': '/webhooks',
   'keys.create': '/keys',
-  'members.add': '/members',
+  'members.add': '/invitations',
 };
 // Updating operations whose resource must read the same after every refused update.
 const UNCHANGED: Record<string, string> = {

@@ -1,0 +1,72 @@
+// Changing one's password: the current password proves it is the account's owner and not someone
+// holding a borrowed session, and every other session of the account ends (a stolen cookie stops
+// working). Wrong current passwords count as sign-in failures of the account's email, so a session
+// cannot be used to guess the password faster than the sign-in form allows.
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { type Db, sql } from '../db/pool.ts';
+import { RateLimitedError, ValidationError } from '../http/errors.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import {
+  countSigninFailures,
+  findUserByEmailWithHash,
+  findUserById,
+  recordSigninFailure,
+} from './queries.ts';
+
+async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    update users set password_hash = ${passwordHash}, updated_at = now() where id = ${userId}
+  `);
+}
+
+/** Ends every session of the user but the one given (connect-pg-simple keeps the data as json). */
+async function deleteOtherSessions(db: Db, userId: string, keptSessionId: string): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    delete from sessions where sess ->> 'userId' = ${userId} and sid <> ${keptSessionId}
+  `);
+}
+
+async function refuseWhileLockedOut(db: Db, config: Config, subject: string): Promise<void> {
+  const window = config.SIGNIN_WINDOW_MINUTES;
+  const [count] = await countSigninFailures(db, [subject], window);
+  if (count && count.failures >= config.SIGNIN_MAX_FAILURES_PER_EMAIL) {
+    const reopensAt = Date.parse(count.oldest ?? new Date().toISOString()) + window * 60_000;
+    throw new RateLimitedError(
+      (reopensAt - Date.now()) / 1000,
+      'Too many wrong passwords for this account. Wait before trying again (see Retry-After).',
+    );
+  }
+}
+
+export async function changePassword(
+  pool: DatabasePool,
+  config: Config,
+  input: { userId: string; sessionId: string; currentPassword: string; newPassword: string },
+): Promise<void> {
+  const user = await findUserById(pool, input.userId);
+  const withHash = user ? await findUserByEmailWithHash(pool, user.email) : null;
+  if (!withHash) throw new Error('a signed-in session names a user that does not exist');
+  const subject = `email:${withHash.email}`;
+  await refuseWhileLockedOut(pool, config, subject);
+  if (!(await verifyPassword(input.currentPassword, withHash.password_hash))) {
+    await recordSigninFailure(pool, [subject]);
+    throw new ValidationError([{ path: 'body.currentPassword', message: 'is not your current password' }]);
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  await pool.transaction(async (tx) => {
+    await updatePasswordHash(tx, withHash.id, passwordHash);
+    await deleteOtherSessions(tx, withHash.id, input.sessionId);
+  });
+}
+
+export const ChangePasswordBody = z
+  .strictObject({
+    currentPassword: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+    newPassword: z
+      .string()
+      .min(8, 'must be at least 8 characters')
+      .max(128, 'must be at most 128 characters'),
+  })
+  .openapi('ChangePasswordRequest');
