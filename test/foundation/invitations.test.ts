@@ -63,7 +63,7 @@ describe('invitations', () => {
   });
 
   it('takes a person in at sign-in when the invitation came after they registered', async () => {
-    const { client, workspaceId } = await workspaceWithAdmin();
+    const { workspaceId } = await workspaceWithAdmin();
     const email = uniqueEmail();
     const newcomer = new Client();
     await newcomer.post('/api/auth/register', { name: 'Late', email, password: PASSWORD });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
-import { expectProblem, signedInUser, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import { expectProblem, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
 import { ISO_MS, memberOf } from './helpers.ts';
 
 describe('workspaces', () => {
