@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { tablesWithWorkspaceId } from '../../src/workspaces/deletion.ts';
 import { createCampaign } from '../campaigns/support.ts';
@@ -18,8 +19,8 @@ import { memberOf, testDb } from './helpers.ts';
 async function rowsLeft(workspaceId: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of await tablesWithWorkspaceId(testDb())) {
-    counts[table] = await testDb().oneFirst(sql.unsafe`
-      select count(*)::int from ${sql.identifier([table])} where workspace_id = ${workspaceId}
+    counts[table] = await testDb().oneFirst(sql.type(z.object({ count: z.number() }))`
+      select count(*)::int as count from ${sql.identifier([table])} where workspace_id = ${workspaceId}
     `);
   }
   return counts;
