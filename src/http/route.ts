@@ -8,7 +8,7 @@ import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
 import { ProblemSchema, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
-import { zodIssuesToFieldErrors } from './validation.ts';
+import { withoutEmptyValues, zodIssuesToFieldErrors } from './validation.ts';
 
 export type Access =
   | { kind: 'public' }
@@ -249,7 +249,7 @@ export function defineRoute<
   const run = async (app: AppContext, req: Request, res: Response) => {
     const principalAndWorkspace = await authenticate(app, req, spec.access);
     const params = parseWith(spec.params, req.params, 'path') as Out<P>;
-    const query = parseWith(spec.query, req.query ?? {}, 'query') as Out<Q>;
+    const query = parseWith(spec.query, withoutEmptyValues(req.query ?? {}), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
     const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
