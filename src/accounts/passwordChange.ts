@@ -6,14 +6,10 @@ import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { type Db, sql } from '../db/pool.ts';
-import { RateLimitedError, ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../http/errors.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import {
-  countSigninFailures,
-  findUserByEmailWithHash,
-  findUserById,
-  recordSigninFailure,
-} from './queries.ts';
+import { findUserByEmailWithHash, findUserById, recordSigninFailure } from './queries.ts';
+import { checkSigninRate } from './service.ts';
 
 async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db.query(sql.typeAlias('void')`
@@ -28,18 +24,6 @@ async function deleteOtherSessions(db: Db, userId: string, keptSessionId: string
   `);
 }
 
-async function refuseWhileLockedOut(db: Db, config: Config, subject: string): Promise<void> {
-  const window = config.SIGNIN_WINDOW_MINUTES;
-  const [count] = await countSigninFailures(db, [subject], window);
-  if (count && count.failures >= config.SIGNIN_MAX_FAILURES_PER_EMAIL) {
-    const reopensAt = Date.parse(count.oldest ?? new Date().toISOString()) + window * 60_000;
-    throw new RateLimitedError(
-      (reopensAt - Date.now()) / 1000,
-      'Too many wrong passwords for this account. Wait before trying again (see Retry-After).',
-    );
-  }
-}
-
 export async function changePassword(
   pool: DatabasePool,
   config: Config,
@@ -49,7 +33,7 @@ export async function changePassword(
   const withHash = user ? await findUserByEmailWithHash(pool, user.email) : null;
   if (!withHash) throw new Error('a signed-in session names a user that does not exist');
   const subject = `email:${withHash.email}`;
-  await refuseWhileLockedOut(pool, config, subject);
+  await checkSigninRate(pool, config, [subject]);
   if (!(await verifyPassword(input.currentPassword, withHash.password_hash))) {
     await recordSigninFailure(pool, [subject]);
     throw new ValidationError([{ path: 'body.currentPassword', message: 'is not your current password' }]);

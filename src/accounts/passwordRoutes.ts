@@ -16,7 +16,7 @@ export const passwordRoutes = [
     errors: {
       400: 'The request is invalid, or `currentPassword` is not the current password.',
       429: {
-        description: 'Too many wrong passwords for this account; see Retry-After.',
+        description: 'Too many failed sign-ins or wrong passwords for this account; see Retry-After.',
         headers: RetryAfterHeader,
       },
     },

@@ -49,7 +49,7 @@ export async function registerUser(
 
 const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 
-async function checkSigninRate(db: Db, config: Config, subjects: string[]): Promise<void> {
+export async function checkSigninRate(db: Db, config: Config, subjects: string[]): Promise<void> {
   const window = config.SIGNIN_WINDOW_MINUTES;
   const counts = await countSigninFailures(db, subjects, window);
   for (const count of counts) {
