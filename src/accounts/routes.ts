@@ -3,7 +3,6 @@ import { UnauthorizedError } from '../http/errors.ts';
 import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
-import { acceptInvitations } from '../workspaces/invitations.ts';
 import { listWorkspacesOfUser } from '../workspaces/queries.ts';
 import { findUserById } from './queries.ts';
 import { RegisterBody, SessionSchema, SigninBody, UserSchema } from './schemas.ts';
@@ -48,7 +47,6 @@ export const accountRoutes = [
     },
     handler: async ({ app, body, req }) => {
       const user = await authenticateUser(app.db, app.config, { ...body, ip: req.ip ?? 'unknown' });
-      await acceptInvitations(app.db, user);
       await signInSession(req, user.id);
       return { status: 200, body: { user } };
     },

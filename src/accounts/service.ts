@@ -85,5 +85,7 @@ export async function authenticateUser(
     if (Math.random() < 0.01) await pruneSigninFailures(db, config.SIGNIN_WINDOW_MINUTES);
     throw new UnauthorizedError(INVALID_CREDENTIALS);
   }
+  // An invitation that reached no account at registration (it came later, or raced it) is taken up now.
+  await acceptInvitations(db, user);
   return toUser(user);
 }
