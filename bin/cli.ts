@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { installAccountCommands } from '../src/cli/accounts.ts';
 import { installKeyCommands } from '../src/cli/keys.ts';
 import { installSegmentCommands } from '../src/cli/segments.ts';
+import { installSigninCommands } from '../src/cli/signin.ts';
 import { installWebhookCommands } from '../src/cli/webhooks.ts';
 import { VERSION } from '../src/runtime.ts';
 
@@ -15,6 +16,7 @@ const program = new Command('switchboard')
 installAccountCommands(program);
 installKeyCommands(program);
 installSegmentCommands(program);
+installSigninCommands(program);
 installWebhookCommands(program);
 
 await program.parseAsync(process.argv);

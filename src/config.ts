@@ -35,6 +35,11 @@ const environmentSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().positive().default(10),
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().positive().default(50),
   SIGNIN_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
+  SIGNIN_MAX_FAILURES_PER_EMAIL_ALL_IPS: z.coerce.number().int().positive().default(100),
+  REGISTRATION_MAX_PER_IP: z.coerce.number().int().positive().default(20),
+  REGISTRATION_WINDOW_MINUTES: z.coerce.number().int().positive().default(60),
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(100_000).default(64),
   INVITATION_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFlag.optional(),
@@ -46,6 +51,12 @@ const environmentSchema = z.object({
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).optional(),
+  WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(90 * 24 * 3600)
+    .default(24 * 3600),
   SEGMENT_REFRESH_CRON: z.string().min(9).default('* * * * *'),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });

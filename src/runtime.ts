@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { limitPasswordHashing } from './accounts/hashingQueue.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -46,6 +47,7 @@ export async function createContext(
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
   const db = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  limitPasswordHashing({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE });
   const boss = createBoss(databaseUrl, role);
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
   await boss.start();

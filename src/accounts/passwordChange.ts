@@ -7,9 +7,9 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { ValidationError } from '../http/errors.ts';
+import { clearAfterSignin, releaseAttempt, reserveSigninAttempt } from './limits.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { findUserByEmailWithHash, findUserById, recordSigninFailure } from './queries.ts';
-import { checkSigninRate } from './service.ts';
+import { findUserByEmailWithHash, findUserById } from './queries.ts';
 
 async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db.query(sql.typeAlias('void')`
@@ -27,17 +27,23 @@ async function deleteOtherSessions(db: Db, userId: string, keptSessionId: string
 export async function changePassword(
   pool: DatabasePool,
   config: Config,
-  input: { userId: string; sessionId: string; currentPassword: string; newPassword: string },
+  input: { userId: string; sessionId: string; ip: string; currentPassword: string; newPassword: string },
 ): Promise<void> {
   const user = await findUserById(pool, input.userId);
   const withHash = user ? await findUserByEmailWithHash(pool, user.email) : null;
   if (!withHash) throw new Error('a signed-in session names a user that does not exist');
-  const subject = `email:${withHash.email}`;
-  await checkSigninRate(pool, config, [subject]);
-  if (!(await verifyPassword(input.currentPassword, withHash.password_hash))) {
-    await recordSigninFailure(pool, [subject]);
-    throw new ValidationError([{ path: 'body.currentPassword', message: 'is not your current password' }]);
+  // The same reservation as a sign-in: a wrong current password is a failed sign-in.
+  const attempt = await reserveSigninAttempt(pool, config, withHash.email, input.ip);
+  let valid: boolean;
+  try {
+    valid = await verifyPassword(input.currentPassword, withHash.password_hash);
+  } catch (error) {
+    await releaseAttempt(pool, attempt);
+    throw error;
   }
+  if (!valid)
+    throw new ValidationError([{ path: 'body.currentPassword', message: 'is not your current password' }]);
+  await clearAfterSignin(pool, attempt);
   const passwordHash = await hashPassword(input.newPassword);
   await pool.transaction(async (tx) => {
     await updatePasswordHash(tx, withHash.id, passwordHash);

@@ -25,6 +25,7 @@ export const passwordRoutes = [
       await changePassword(app.db, app.config, {
         userId: principal.userId,
         sessionId: req.sessionID,
+        ip: req.ip ?? 'unknown',
         currentPassword: body.currentPassword,
         newPassword: body.newPassword,
       });

@@ -35,28 +35,3 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | null> 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
   return db.maybeOne(sql.type(UserRow)`select id, name, email, created_at from users where email = ${email}`);
 }
-
-const FailureCount = z.object({ subject: z.string(), failures: z.number(), oldest: z.string().nullable() });
-
-/** Failures per subject within the window, with the oldest one (to compute Retry-After). */
-export async function countSigninFailures(db: Db, subjects: string[], windowMinutes: number) {
-  return db.any(sql.type(FailureCount)`
-    select subject, count(*)::int as failures, min(attempted_at) as oldest
-    from signin_failures
-    where subject = any(${sql.array(subjects, 'text')})
-      and attempted_at > now() - make_interval(mins => ${windowMinutes})
-    group by subject
-  `);
-}
-
-export async function recordSigninFailure(db: Db, subjects: string[]): Promise<void> {
-  await db.query(sql.typeAlias('void')`
-    insert into signin_failures (subject) select unnest(${sql.array(subjects, 'text')})
-  `);
-}
-
-export async function pruneSigninFailures(db: Db, windowMinutes: number): Promise<void> {
-  await db.query(sql.typeAlias('void')`
-    delete from signin_failures where attempted_at < now() - make_interval(mins => ${windowMinutes})
-  `);
-}

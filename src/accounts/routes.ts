@@ -6,9 +6,11 @@ import { signInSession, signOutSession } from '../http/session.ts';
 import { listWorkspacesOfUser } from '../workspaces/queries.ts';
 import { findUserById } from './queries.ts';
 import { RegisterBody, SessionSchema, SigninBody, UserSchema } from './schemas.ts';
-import { authenticateUser, registerUser, toUser } from './service.ts';
+import { authenticateUser, registerUserFrom, toUser } from './service.ts';
 
 const tags = ['Accounts'];
+const PASSWORD_HASHING_BUSY =
+  'Too many passwords are being checked or hashed at once (PASSWORD_HASH_QUEUE); nothing was done. Retry after Retry-After.';
 
 export const accountRoutes = [
   defineRoute({
@@ -20,8 +22,18 @@ export const accountRoutes = [
     access: access.public,
     body: RegisterBody,
     responses: { 201: { description: 'The new user (the password is never returned)', schema: UserSchema } },
-    errors: { 409: 'An account with this email already exists.' },
-    handler: async ({ app, body }) => ({ status: 201, body: await registerUser(app.db, body) }),
+    errors: {
+      409: 'An account with this email already exists.',
+      429: {
+        description: 'Too many registrations from this address (REGISTRATION_MAX_PER_IP); see Retry-After.',
+        headers: RetryAfterHeader,
+      },
+      503: { description: PASSWORD_HASHING_BUSY, headers: RetryAfterHeader },
+    },
+    handler: async ({ app, body, req }) => ({
+      status: 201,
+      body: await registerUserFrom(app.db, app.config, body, req.ip ?? 'unknown'),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -41,9 +53,11 @@ export const accountRoutes = [
       401: 'The email or password is incorrect (the same answer for both).',
       403: 'A cross-site request.',
       429: {
-        description: 'Too many failed attempts for this email or IP; see Retry-After.',
+        description:
+          'Too many failed attempts for this email from this address, from this address, or for this email overall; the detail says when the lock-out ends, as does Retry-After.',
         headers: RetryAfterHeader,
       },
+      503: { description: PASSWORD_HASHING_BUSY, headers: RetryAfterHeader },
     },
     handler: async ({ app, body, req }) => {
       const user = await authenticateUser(app.db, app.config, { ...body, ip: req.ip ?? 'unknown' });

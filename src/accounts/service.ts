@@ -2,17 +2,11 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { ConflictError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
+import { ConflictError, UnauthorizedError } from '../http/errors.ts';
 import { acceptInvitations } from '../workspaces/invitations.ts';
+import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';
-import {
-  countSigninFailures,
-  findUserByEmailWithHash,
-  insertUser,
-  pruneSigninFailures,
-  recordSigninFailure,
-  type UserRow,
-} from './queries.ts';
+import { findUserByEmailWithHash, insertUser, type UserRow } from './queries.ts';
 
 export type User = { id: string; name: string; email: string; createdAt: string };
 
@@ -49,26 +43,10 @@ export async function registerUser(
 
 const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 
-export async function checkSigninRate(db: Db, config: Config, subjects: string[]): Promise<void> {
-  const window = config.SIGNIN_WINDOW_MINUTES;
-  const counts = await countSigninFailures(db, subjects, window);
-  for (const count of counts) {
-    const limit = count.subject.startsWith('ip:')
-      ? config.SIGNIN_MAX_FAILURES_PER_IP
-      : config.SIGNIN_MAX_FAILURES_PER_EMAIL;
-    if (count.failures >= limit) {
-      const reopensAt = Date.parse(count.oldest ?? new Date().toISOString()) + window * 60_000;
-      throw new RateLimitedError(
-        (reopensAt - Date.now()) / 1000,
-        'Too many failed sign-in attempts. Wait before trying again (see Retry-After).',
-      );
-    }
-  }
-}
-
 /**
  * Checks credentials. A wrong password and an unknown email get the same error and take the same
- * time. Failures are counted per email and per IP in the database, so limits hold across processes.
+ * time. The attempt is reserved before the password is checked (limits.ts), so the limits hold
+ * across processes and whatever the concurrency.
  */
 export async function authenticateUser(
   db: Db,
@@ -76,16 +54,36 @@ export async function authenticateUser(
   input: { email: string; password: string; ip: string },
 ): Promise<User> {
   const email = normaliseEmail(input.email);
-  const subjects = [`email:${email}`, `ip:${input.ip}`];
-  await checkSigninRate(db, config, subjects);
-  const user = await findUserByEmailWithHash(db, email);
-  const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
-  if (!user || !valid) {
-    await recordSigninFailure(db, subjects);
-    if (Math.random() < 0.01) await pruneSigninFailures(db, config.SIGNIN_WINDOW_MINUTES);
-    throw new UnauthorizedError(INVALID_CREDENTIALS);
+  const attempt = await reserveSigninAttempt(db, config, email, input.ip);
+  let user: Awaited<ReturnType<typeof findUserByEmailWithHash>>;
+  let valid: boolean;
+  try {
+    user = await findUserByEmailWithHash(db, email);
+    valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+  } catch (error) {
+    await releaseAttempt(db, attempt);
+    throw error;
   }
+  if (!user || !valid) throw new UnauthorizedError(INVALID_CREDENTIALS);
+  await clearAfterSignin(db, attempt);
   // An invitation that reached no account at registration (it came later, or raced it) is taken up now.
   await acceptInvitations(db, user);
   return toUser(user);
+}
+
+/** Registration from a client address, within that address's limit (REGISTRATION_MAX_PER_IP). */
+export async function registerUserFrom(
+  db: Db,
+  config: Config,
+  input: { name: string; email: string; password: string },
+  ip: string,
+): Promise<User> {
+  const attempt = await reserveRegistration(db, config, ip);
+  try {
+    return await registerUser(db, input);
+  } catch (error) {
+    // A taken email counts (409: one more probe); a busy or failing server does not.
+    if (!(error instanceof ConflictError)) await releaseAttempt(db, attempt);
+    throw error;
+  }
 }

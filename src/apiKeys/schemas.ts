@@ -18,9 +18,17 @@ export const CreateApiKeyBody = z
     expiresAt: z.iso
       .datetime({ offset: true, message: 'must be an ISO 8601 timestamp' })
       .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
-      .optional(),
+      .optional()
+      .openapi({
+        description: 'When the key stops working; absent: never.',
+        example: '2099-12-31T23:59:59Z',
+      }),
   })
-  .openapi('CreateApiKeyRequest');
+  // The example leaves expiresAt out: /docs would otherwise fill in the current time, which is
+  // already past when "Execute" sends it.
+  .openapi('CreateApiKeyRequest', {
+    example: { name: 'CRM sync', scopes: ['contacts:read', 'events:write'] },
+  });
 
 export const CreatedApiKeySchema = z
   .object({

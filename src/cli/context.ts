@@ -1,11 +1,13 @@
 // Shared plumbing for CLI commands: a database (DATABASE_URL, or the embedded one of `npm start`,
 // started if it is not running), output as text or --json, and errors on stderr with exit code 1.
 import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
 import { type Config, configOrExit } from '../config.ts';
 import { createDatabasePool } from '../db/pool.ts';
-import { AppError } from '../http/errors.ts';
+import { type FieldError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { createLogger } from '../log.ts';
 import { resolveDatabase } from '../runtime.ts';
+import { findWorkspaceById } from '../workspaces/queries.ts';
 
 export type CliContext = { db: DatabasePool; config: Config; databaseUrl: string };
 
@@ -22,8 +24,40 @@ export async function withDatabase<T>(action: (context: CliContext) => Promise<T
   }
 }
 
+export async function requireWorkspace({ db }: CliContext, workspaceId: string) {
+  if (!(await findWorkspaceById(db, workspaceId)))
+    throw new NotFoundError('Workspace', `No workspace ${workspaceId}.`);
+}
+
+/** An optional --since/--until style option. */
+export const Instant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' })
+  .transform((value) => new Date(value).toISOString())
+  .optional();
+
 export function print(json: boolean, value: unknown, text: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+}
+
+/**
+ * A validation error's path as the option the user typed: `option.expiresAt` → `--expires-at`,
+ * `option.scopes.1` → `--scopes (item 2)`. The CLI validates its options with the API's schemas,
+ * whose paths name body fields.
+ */
+export function optionName(path: string): string {
+  const [field = '', ...rest] = path.replace(/^(option|body)\.?/, '').split('.');
+  const flag = `--${field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  const item = rest.length && /^\d+$/.test(rest[0]) ? ` (item ${Number(rest[0]) + 1})` : '';
+  return `${flag}${item}`;
+}
+
+function errorLines(error: unknown): string[] {
+  if (error instanceof ValidationError)
+    return error.errors.map(
+      (fieldError: FieldError) => `${optionName(fieldError.path)}: ${fieldError.message}`,
+    );
+  if (error instanceof Error) return [error.message];
+  return [String(error)];
 }
 
 /** Runs a command action, turning failures into a message on stderr and exit code 1. */
@@ -32,13 +66,7 @@ export function run<A extends unknown[]>(action: (...args: A) => Promise<void>) 
     try {
       await action(...args);
     } catch (error) {
-      const message =
-        error instanceof AppError
-          ? `${error.message}${'errors' in error ? `\n${JSON.stringify((error as { errors: unknown }).errors)}` : ''}`
-          : error instanceof Error
-            ? error.message
-            : String(error);
-      process.stderr.write(`error: ${message}\n`);
+      for (const line of errorLines(error)) process.stderr.write(`error: ${line}\n`);
       process.exitCode = 1;
     }
   };

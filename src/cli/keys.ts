@@ -1,15 +1,16 @@
 // `switchboard keys create|list|revoke`: the same services and validation as the API.
 import type { Command } from 'commander';
 import { CreateApiKeyBody } from '../apiKeys/schemas.ts';
+import { SCOPES } from '../apiKeys/scopes.ts';
 import { createApiKey, listApiKeys, revokeKey } from '../apiKeys/service.ts';
-import { NotFoundError } from '../http/errors.ts';
-import { findWorkspaceById } from '../workspaces/queries.ts';
 import { parseOrThrow } from './accounts.ts';
-import { type CliContext, print, run, table, withDatabase } from './context.ts';
+import { print, requireWorkspace, run, table, withDatabase } from './context.ts';
 
-async function requireWorkspace({ db }: CliContext, workspaceId: string) {
-  if (!(await findWorkspaceById(db, workspaceId)))
-    throw new NotFoundError('Workspace', `No workspace ${workspaceId}.`);
+/** The scopes, two to a line (read, write) as they pair up. */
+function scopeHelp(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < SCOPES.length; i += 2) lines.push(`  ${SCOPES.slice(i, i + 2).join(', ')}`);
+  return lines.join('\n');
 }
 
 export function installKeyCommands(program: Command) {
@@ -20,6 +21,7 @@ export function installKeyCommands(program: Command) {
     .requiredOption('--workspace <id>', 'workspace id')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--scopes <scopes>', 'comma-separated scopes, e.g. contacts:read,events:write')
+    .addHelpText('after', `\nScopes:\n${scopeHelp()}`)
     .option('--expires-at <iso>', 'expiry, ISO 8601')
     .option('--json', 'machine-readable output')
     .action(

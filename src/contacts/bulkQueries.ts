@@ -10,6 +10,7 @@ const FoundRow = ContactRow.extend({
   requested_id: z.string().nullable(),
   kept_anonymous_ids: z.array(z.string()).nullable(),
 });
+export type FoundContact = z.infer<typeof FoundRow>;
 
 /**
  * Every contact named by id (or by a live merge alias), email or anonymousId (its own, or one it

@@ -35,11 +35,16 @@ export async function findContact(
   contactId: string,
   options: { lock?: boolean } = {},
 ): Promise<ContactRow | null> {
-  return db.maybeOne(sql.type(ContactRow)`
-    select ${contactColumns} from contacts c
-    where c.workspace_id = ${workspaceId} and c.id = ${resolvedId(contactId)}
-    ${options.lock ? sql.fragment`for update` : sql.fragment``}
-  `);
+  const find = () =>
+    db.maybeOne(sql.type(ContactRow)`
+      select ${contactColumns} from contacts c
+      where c.workspace_id = ${workspaceId} and c.id = ${resolvedId(contactId)}
+      ${options.lock ? sql.fragment`for update` : sql.fragment``}
+    `);
+  const found = await find();
+  // A merge holding the lock deletes the row the statement waited for, and the alias it commits is
+  // newer than the statement's snapshot: a second statement sees it and finds the survivor.
+  return found === null && options.lock ? find() : found;
 }
 
 export async function findContactByEmail(db: Db, workspaceId: string, email: string) {

@@ -117,7 +117,10 @@ export const contactRoutes = [
     method: 'delete',
     path: `${base}/{contactId}`,
     operationId: 'contacts.delete',
-    summary: 'Delete a contact permanently (its events stay, without a contact)',
+    summary: 'Erase a contact: the person, their events, memberships, enrollments and score history',
+    description:
+      'Each segment membership ends with segment.exited, then contact.deleted is emitted. The ' +
+      "contact's merge aliases go too: its old ids answer 404.",
     tags,
     access: access.workspace('contacts:write'),
     params: ContactParams,

@@ -4,8 +4,9 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
-import { emit } from '../outbox/emit.ts';
+import { emit, emitMany } from '../outbox/emit.ts';
 import { contactsChanged } from './effects.ts';
+import { eraseContactRows } from './eraseQueries.ts';
 import { identifyWithEmail } from './identify.ts';
 import { contactEventData, toContact } from './present.ts';
 import {
@@ -13,7 +14,6 @@ import {
   type ContactFields,
   type ContactFilter,
   type ContactRow,
-  deleteContactRow,
   findContact,
   findContactByAnonymousId,
   insertContact,
@@ -125,9 +125,20 @@ export async function patchContact(
   return (await findContact(tx, workspaceId, after.id))!;
 }
 
+/**
+ * Erases a person: the contact, its events, memberships, enrollments and score history. Each
+ * membership ends with segment.exited, then contact.deleted is emitted.
+ */
 export async function deleteContact(tx: Tx, workspaceId: string, contactId: string): Promise<void> {
   const row = await findContact(tx, workspaceId, contactId, { lock: true });
   if (!row) throw new NotFoundError('Contact');
-  await deleteContactRow(tx, workspaceId, row.id);
-  await emit(tx, { workspaceId, type: 'contact.deleted', data: { contactId: row.id, email: row.email } });
+  const segmentIds = await eraseContactRows(tx, workspaceId, row.id);
+  await emitMany(tx, [
+    ...segmentIds.map((segmentId) => ({
+      workspaceId,
+      type: 'segment.exited' as const,
+      data: { segmentId, contactId: row.id },
+    })),
+    { workspaceId, type: 'contact.deleted', data: { contactId: row.id, email: row.email } },
+  ]);
 }

@@ -2,6 +2,7 @@
 // else anonymousId; missing contacts are created in one statement. An anonymous contact whose
 // anonymousId arrives with an email takes that email, or merges into the contact that has it.
 import {
+  type FoundContact,
   findAndLockContacts,
   insertContactsSkippingTaken,
   type NewContact,
@@ -107,18 +108,27 @@ async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Prom
     if (item.anonymousId) anonymousIds.add(item.anonymousId);
   }
   if (ids.size + emails.size + anonymousIds.size === 0) return index;
-  const rows = await findAndLockContacts(tx, workspaceId, {
-    ids: [...ids],
-    emails: [...emails],
-    anonymousIds: [...anonymousIds],
-  });
+  const identifiers = { ids: [...ids], emails: [...emails], anonymousIds: [...anonymousIds] };
+  addFound(index, await findAndLockContacts(tx, workspaceId, identifiers));
+  // A contact merged away while this statement waited for its lock is gone from the result, and
+  // the alias to its survivor is newer than the statement's snapshot: a second look finds it.
+  const vanished = identifiers.ids.filter((id) => !index.byId.has(index.current(id)));
+  if (vanished.length > 0) {
+    addFound(
+      index,
+      await findAndLockContacts(tx, workspaceId, { ids: vanished, emails: [], anonymousIds: [] }),
+    );
+  }
+  return index;
+}
+
+function addFound(index: ContactIndex, rows: readonly FoundContact[]) {
   for (const { requested_id, kept_anonymous_ids, ...row } of rows) {
     for (const anonymousId of kept_anonymous_ids ?? [])
       if (!index.byAnonymousId.has(anonymousId)) index.byAnonymousId.set(anonymousId, row);
     index.put(row);
     if (requested_id) index.aliases.set(requested_id, row.id);
   }
-  return index;
 }
 
 /** Resolves by email (with identify); returns the contact id, or null when one must be created. */

@@ -18,7 +18,13 @@ export const CLOCK_SKEW_MS = 60_000;
 export const EventType = text(200)
   .transform((value) => value.trim())
   .pipe(z.string().min(1, 'is required'))
-  .openapi({ type: 'string', example: 'purchase' });
+  .openapi({
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    description: '1 to 200 characters; surrounding whitespace is trimmed first.',
+    example: 'purchase',
+  });
 
 export const IdempotencyKey = text(255)
   .min(1, 'must not be empty')

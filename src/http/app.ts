@@ -62,9 +62,15 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
 }
 
-/** Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount). */
+/**
+ * Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount).
+ * Case-insensitive because Express routing is: /api/Webhooks/inbound/… reaches the same route, and
+ * a request the route receives must have had its raw body captured for the signature check.
+ */
+const INBOUND_WEBHOOK_PATH = /^\/webhooks\/inbound\//i;
+
 function isInboundWebhook(req: Request): boolean {
-  return req.path.startsWith('/webhooks/inbound/');
+  return INBOUND_WEBHOOK_PATH.test(req.path);
 }
 
 /**
@@ -74,7 +80,9 @@ function isInboundWebhook(req: Request): boolean {
  * whatever the request carries: pages read them, and signing in and out is what they are for.
  */
 function skipsSession(req: Request): boolean {
-  return presentsApiKey(req) && req.path.startsWith('/api/') && !req.path.startsWith('/api/auth/');
+  // The full path, whatever the middleware's mount point; lower-cased because routing ignores case.
+  const path = `${req.baseUrl}${req.path}`.toLowerCase();
+  return presentsApiKey(req) && path.startsWith('/api/') && !path.startsWith('/api/auth/');
 }
 
 function unlessApiKey(middleware: RequestHandler): RequestHandler {
@@ -93,8 +101,10 @@ function requestGuards(app: AppContext) {
     if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       return sendProblem(res, new UnsupportedMediaTypeError(), req.id);
     }
-    // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie.
-    if (presentsApiKey(req) || isInboundWebhook(req)) return next();
+    // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie. A key
+    // exempts only a request that does not load the session: /api/auth/* uses the session whatever
+    // the query string holds, so `?key=x` there must not skip the check.
+    if (skipsSession(req) || isInboundWebhook(req)) return next();
     const fetchSite = req.get('sec-fetch-site');
     const origin = req.get('origin');
     const ownOrigin = publicOrigin ?? `${req.protocol}://${req.get('host')}`;

@@ -30,12 +30,13 @@ export const ProblemSchema = registry.register(
   'Problem',
   z
     .object({
-      type: z.string().openapi({ example: 'urn:switchboard:problem:validation-error' }),
-      title: z.string().openapi({ example: 'Invalid request' }),
-      status: z.number().int().openapi({ example: 400 }),
-      detail: z.string(),
-      instance: z.string().optional(),
-      requestId: z.string().optional(),
+      type: z.string().openapi({
+        description: '`urn:switchboard:problem:` and a stable code, such as `not-found` or `email-taken`.',
+      }),
+      title: z.string().openapi({ description: 'A short summary of the type.' }),
+      status: z.number().int().openapi({ description: 'The HTTP status code.' }),
+      detail: z.string().openapi({ description: 'What went wrong here, and what to do.' }),
+      requestId: z.string().optional().openapi({ description: 'Quote it when you report a problem.' }),
       errors: z
         .array(z.object({ path: z.string(), message: z.string() }))
         .optional()

@@ -60,21 +60,24 @@ export function toAppError(error: unknown): AppError | null {
   return ('type' in error ? fromBodyParser(error as BodyParserError) : null) ?? fromExpress(error);
 }
 
+/** The problem+json body of an error (the OpenAPI examples are built with it too). */
+export function problemBody(error: AppError, requestId?: string): Record<string, unknown> {
+  return {
+    type: PROBLEM_TYPE_PREFIX + error.code,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    ...(requestId ? { requestId } : {}),
+    ...error.extra,
+  };
+}
+
 export function sendProblem(res: Response, error: AppError, requestId?: string): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res
     .status(error.status)
     .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: PROBLEM_TYPE_PREFIX + error.code,
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        ...(requestId ? { requestId } : {}),
-        ...error.extra,
-      }),
-    );
+    .send(JSON.stringify(problemBody(error, requestId)));
 }
 
 export function problemMiddleware(log: Logger) {

@@ -8,6 +8,7 @@ import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
 import { ProblemSchema, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
+import { problemExample } from './problemExamples.ts';
 import { withoutEmptyValues, zodIssuesToFieldErrors } from './validation.ts';
 
 export type Access =
@@ -51,6 +52,7 @@ export type ResponseSpec = {
   schema?: Schema;
   contentType?: string;
   headers?: HeaderSchema;
+  example?: unknown;
 };
 
 /** An error status: when it happens, and the headers it sends (e.g. Retry-After). */
@@ -175,9 +177,24 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
       ...given,
       schema: ProblemSchema,
       contentType: 'application/problem+json',
+      example: problemExample(status, given.description, exampleField(spec)),
     });
   }
   return errors;
+}
+
+/** A field the route reads (`body.name`), for its 400 example. */
+function exampleField(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
+  const locations = [
+    ['body', spec.body],
+    ['query', spec.query],
+    ['path', spec.params],
+  ] as const;
+  for (const [location, schema] of locations) {
+    const name = Object.keys((schema as { shape?: object } | undefined)?.shape ?? {})[0];
+    if (name) return `${location}.${name}`;
+  }
+  return 'body';
 }
 
 function security(accessRule: Access): Record<string, string[]>[] {
@@ -206,7 +223,14 @@ function responseObject(response: ResponseSpec): object {
     description: response.description,
     ...(response.headers ? { headers: response.headers } : {}),
     ...(response.schema
-      ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+      ? {
+          content: {
+            [response.contentType ?? 'application/json']: {
+              schema: response.schema,
+              ...(response.example === undefined ? {} : { example: response.example }),
+            },
+          },
+        }
       : {}),
   };
 }
@@ -240,6 +264,15 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
   });
 }
 
+/**
+ * The query string a route's own schema reads: without `key`, the API key that authentication has
+ * already taken (every route accepts it, so no route's schema needs to list it).
+ */
+function routeQuery(req: Request): Record<string, unknown> {
+  const { key: _authentication, ...rest } = (req.query ?? {}) as Record<string, unknown>;
+  return rest;
+}
+
 export function defineRoute<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
@@ -249,7 +282,7 @@ export function defineRoute<
   const run = async (app: AppContext, req: Request, res: Response) => {
     const principalAndWorkspace = await authenticate(app, req, spec.access);
     const params = parseWith(spec.params, req.params, 'path') as Out<P>;
-    const query = parseWith(spec.query, withoutEmptyValues(req.query ?? {}), 'query') as Out<Q>;
+    const query = parseWith(spec.query, withoutEmptyValues(routeQuery(req)), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
     const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });

@@ -95,9 +95,19 @@ export async function deleteSegment(db: Db, workspaceId: string, id: string): Pr
   return result.rowCount > 0;
 }
 
-export async function isSegmentInUse(db: Db, workspaceId: string, segmentId: string): Promise<boolean> {
-  return db.exists(sql.unsafe`
-    select 1 from campaigns where workspace_id = ${workspaceId} and trigger_segment_id = ${segmentId}
+const TriggeringCampaign = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['draft', 'active', 'paused', 'archived']),
+});
+export type TriggeringCampaign = z.infer<typeof TriggeringCampaign>;
+
+/** The campaigns whose trigger names the segment, oldest first. */
+export async function campaignsTriggeredBy(db: Db, workspaceId: string, segmentId: string) {
+  return db.any(sql.type(TriggeringCampaign)`
+    select id, name, status from campaigns
+    where workspace_id = ${workspaceId} and trigger_segment_id = ${segmentId}
+    order by created_at, id
   `);
 }
 

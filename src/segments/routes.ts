@@ -99,7 +99,7 @@ export const segmentRoutes = [
     access: write,
     params: SegmentParams,
     responses: { 204: { description: 'Deleted' } },
-    errors: { 409: 'A campaign is triggered by this segment.' },
+    errors: { 409: 'Campaigns are triggered by this segment: the detail names each, and how to free it.' },
     handler: async ({ app, workspaceId, params }) => {
       await deleteSegment(app.db, workspaceId, params.segmentId);
       return { status: 204 };

@@ -2,6 +2,7 @@
 // in the request when the workspace is small, otherwise by the `segments.compute` job enqueued in
 // the same transaction (status `computing` until it finishes).
 import { enrollForSegmentChanges } from '../campaigns/enroll.ts';
+import { releaseSegmentTrigger } from '../campaigns/lifecycle.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
@@ -10,17 +11,18 @@ import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { computeSegment, type SegmentChange } from './evaluate.ts';
 import {
+  campaignsTriggeredBy,
   countContacts,
   countSegments,
   deleteSegment as deleteSegmentRow,
   findSegment,
   insertSegment,
-  isSegmentInUse,
   listSegments,
   lockSegment,
   markSegmentReady,
   type SegmentRow,
   type SegmentWrite,
+  type TriggeringCampaign,
   updateSegment as updateSegmentRow,
 } from './queries.ts';
 import { type Rule, ruleDependencies } from './rules.ts';
@@ -122,6 +124,16 @@ export async function updateSegment(
   return getSegment(app.db, workspaceId, segmentId);
 }
 
+/** Names each campaign that holds the segment, with what its status allows to let it go. */
+function segmentInUse(campaigns: readonly TriggeringCampaign[]): string {
+  const named = campaigns.map(
+    (campaign) =>
+      `"${campaign.name}" (${campaign.id}, ${campaign.status}): ${releaseSegmentTrigger(campaign)}`,
+  );
+  const subject = campaigns.length === 1 ? 'A campaign is' : `${campaigns.length} campaigns are`;
+  return `${subject} triggered by this segment; delete the segment after freeing it. ${named.join('; ')}.`;
+}
+
 /**
  * Refused while a campaign's trigger names the segment. The row lock comes first: a campaign
  * being created with this segment holds a key-share lock, so the check below sees it once it commits.
@@ -129,12 +141,8 @@ export async function updateSegment(
 export async function deleteSegment(db: Db, workspaceId: string, segmentId: string) {
   await db.transaction(async (tx) => {
     if (!(await lockSegment(tx, workspaceId, segmentId))) throw new NotFoundError('Segment');
-    if (await isSegmentInUse(tx, workspaceId, segmentId)) {
-      throw new ConflictError(
-        'A campaign is triggered by this segment: change its trigger or delete the campaign first.',
-        'segment-in-use',
-      );
-    }
+    const campaigns = await campaignsTriggeredBy(tx, workspaceId, segmentId);
+    if (campaigns.length > 0) throw new ConflictError(segmentInUse(campaigns), 'segment-in-use');
     await deleteSegmentRow(tx, workspaceId, segmentId);
   });
 }

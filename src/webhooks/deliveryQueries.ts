@@ -92,15 +92,38 @@ export type InboundDeliveryRow = {
   error: string | null;
   success: boolean;
   idempotencyKey: string | null;
+  /** Set on a hex-signed receipt that created an event: what a replay of the same body matches. */
+  bodyDigest?: string | null;
 };
 
 export async function insertInboundDelivery(db: Db, row: InboundDeliveryRow): Promise<void> {
   await db.query(sql.typeAlias('void')`
     insert into webhook_deliveries (workspace_id, id, endpoint_id, direction, event, attempt, url,
-      response_status, response_body, duration_ms, error, success, idempotency_key)
+      response_status, response_body, duration_ms, error, success, idempotency_key, body_digest)
     values (${row.workspaceId}, ${row.id}, ${row.endpointId}, 'INBOUND', ${row.event}, 1, ${row.url},
       ${row.responseStatus}, ${row.responseBody}, ${row.durationMs}, ${row.error}, ${row.success},
-      ${row.idempotencyKey})
+      ${row.idempotencyKey}, ${row.bodyDigest ?? null})
+  `);
+}
+
+/**
+ * The receipt of the same body at this endpoint within the window, if any. Serialised per body
+ * (a transaction-scoped advisory lock), so two concurrent replays cannot both find none.
+ */
+export async function lockAndFindBodyReceipt(
+  tx: Db,
+  endpointId: string,
+  bodyDigest: string,
+  windowSeconds: number,
+): Promise<string | null> {
+  await tx.query(sql.unsafe`
+    select pg_advisory_xact_lock(hashtextextended(${`inbound-body:${endpointId}:${bodyDigest}`}, 0))
+  `);
+  return tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+    select id from webhook_deliveries
+    where endpoint_id = ${endpointId} and body_digest = ${bodyDigest}
+      and created_at > now() - ${windowSeconds} * interval '1 second'
+    order by created_at limit 1
   `);
 }
 

@@ -10,6 +10,7 @@ export const EndpointRow = z.object({
   direction: z.enum(['INBOUND', 'OUTBOUND']),
   url: z.string().nullable(),
   events: z.array(z.string()),
+  signature_scheme: z.enum(['hex', 'standard', 'either']),
   secret: z.string().nullable(),
   previous_secret: z.string().nullable(),
   previous_secret_expires_at: z.string().nullable(),
@@ -19,9 +20,11 @@ export const EndpointRow = z.object({
   updated_at: z.string(),
 });
 export type EndpointRow = z.infer<typeof EndpointRow>;
+export type SignatureScheme = EndpointRow['signature_scheme'];
 
 const columns = sql.fragment`
-  id, workspace_id, name, direction, url, events, secret, previous_secret, previous_secret_expires_at,
+  id, workspace_id, name, direction, url, events, signature_scheme, secret, previous_secret,
+  previous_secret_expires_at,
   active, disabled_reason, created_at, updated_at
 `;
 
@@ -34,14 +37,17 @@ export async function insertEndpoint(
     direction: 'INBOUND' | 'OUTBOUND';
     url: string | null;
     events: readonly string[];
+    signatureScheme: SignatureScheme;
     secret: string | null;
     active: boolean;
   },
 ): Promise<EndpointRow> {
   return db.one(sql.type(EndpointRow)`
-    insert into webhook_endpoints (id, workspace_id, name, direction, url, events, secret, active)
+    insert into webhook_endpoints (id, workspace_id, name, direction, url, events, signature_scheme,
+      secret, active)
     values (${input.id}, ${input.workspaceId}, ${input.name}, ${input.direction}, ${input.url},
-            ${sql.array(input.events as string[], 'text')}, ${input.secret}, ${input.active})
+            ${sql.array(input.events as string[], 'text')}, ${input.signatureScheme}, ${input.secret},
+            ${input.active})
     returning ${columns}
   `);
 }
@@ -77,6 +83,7 @@ export type EndpointChanges = {
   name?: string;
   url?: string;
   events?: readonly string[];
+  signatureScheme?: SignatureScheme;
   active?: boolean;
 };
 
@@ -91,6 +98,8 @@ export async function updateEndpoint(
   if (changes.url !== undefined) sets.push(sql.fragment`url = ${changes.url}`);
   if (changes.events !== undefined)
     sets.push(sql.fragment`events = ${sql.array(changes.events as string[], 'text')}`);
+  if (changes.signatureScheme !== undefined)
+    sets.push(sql.fragment`signature_scheme = ${changes.signatureScheme}`);
   if (changes.active !== undefined) {
     sets.push(sql.fragment`active = ${changes.active}`);
     // Re-activation starts a clean slate: the old reason and failure streak no longer apply.

@@ -1,7 +1,10 @@
 // Inbound webhooks: a sender POSTs a payload to /api/webhooks/inbound/{endpointId}; it becomes an
 // event through the same ingest pipeline as the API. Every receipt at a known INBOUND endpoint is
 // a delivery record, failed ones included; a sender's repeat of a received message (same
-// `webhook-id` or `Idempotency-Key`) gets the first answer back and changes nothing.
+// `webhook-id` or `Idempotency-Key`) gets the first answer back and changes nothing. The spec's
+// hex signature covers only the body, so the dedupe headers beside it are not the sender's word:
+// a hex-signed body already received within the replay window is recorded as a duplicate.
+import { createHash } from 'node:crypto';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
@@ -16,8 +19,8 @@ import {
 } from '../http/errors.ts';
 import { MALFORMED_JSON } from '../http/malformedJson.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
-import { findInboundReceipt, insertInboundDelivery } from './deliveryQueries.ts';
-import { type EndpointRow, findEndpointById } from './endpointQueries.ts';
+import { findInboundReceipt, insertInboundDelivery, lockAndFindBodyReceipt } from './deliveryQueries.ts';
+import { type EndpointRow, findEndpointById, type SignatureScheme } from './endpointQueries.ts';
 import { type InboundPayload, InboundPayloadSchema } from './schemas.ts';
 import { RESPONSE_BODY_LIMIT } from './sender.ts';
 import { verifyHex, verifyStandard } from './signing.ts';
@@ -25,7 +28,8 @@ import { verifyHex, verifyStandard } from './signing.ts';
 export type InboundRequest = {
   endpointId: string;
   path: string;
-  rawBody: Buffer;
+  /** The bytes received, exactly; null when they were not captured (then nothing can verify). */
+  rawBody: Buffer | null;
   body: unknown;
   header: (name: string) => string | undefined;
 };
@@ -44,27 +48,45 @@ function liveSecrets(endpoint: EndpointRow): string[] {
   );
 }
 
-function checkSignature(endpoint: EndpointRow, request: InboundRequest): void {
-  if (endpoint.secret === null) return;
-  const secrets = liveSecrets(endpoint);
-  const hex = request.header('x-webhook-signature');
+/** Which signature a request was accepted with; replays are guarded differently for each. */
+type Verified = 'unsigned' | 'hex' | 'standard';
+
+const MISSING: Record<SignatureScheme, string> = {
+  either: 'This endpoint requires a signature: send X-Webhook-Signature or webhook-signature.',
+  hex: 'This endpoint requires X-Webhook-Signature, the hex HMAC-SHA256 of the raw body.',
+  standard:
+    'This endpoint accepts only Standard Webhooks signatures: send webhook-id, webhook-timestamp and ' +
+    'webhook-signature.',
+};
+
+const MISMATCH: Record<SignatureScheme, string> = {
+  either:
+    'The signature does not match: X-Webhook-Signature must be the hex HMAC-SHA256 of the raw body keyed ' +
+    'with the endpoint secret, or send a valid Standard Webhooks signature.',
+  hex: 'The signature does not match: X-Webhook-Signature must be the hex HMAC-SHA256 of the raw body keyed with the endpoint secret.',
+  standard:
+    'The signature does not match, or webhook-timestamp is more than 5 minutes from our clock: sign ' +
+    '"id.timestamp.body" as Standard Webhooks describes.',
+};
+
+function checkSignature(endpoint: EndpointRow, request: InboundRequest): Verified {
+  if (endpoint.secret === null) return 'unsigned';
+  const scheme = endpoint.signature_scheme;
+  const hex = scheme === 'standard' ? undefined : request.header('x-webhook-signature');
   const standard = {
     id: request.header('webhook-id'),
     timestamp: request.header('webhook-timestamp'),
-    signature: request.header('webhook-signature'),
+    signature: scheme === 'hex' ? undefined : request.header('webhook-signature'),
   };
-  if (hex === undefined && standard.signature === undefined)
-    throw new UnauthorizedError(
-      'This endpoint requires a signature: send X-Webhook-Signature or webhook-signature.',
-    );
-  const valid =
-    (hex !== undefined && verifyHex(secrets, request.rawBody, hex)) ||
-    verifyStandard(secrets, request.rawBody, standard);
-  if (!valid)
-    throw new UnauthorizedError(
-      'The signature does not match: X-Webhook-Signature must be the hex HMAC-SHA256 of the raw body keyed ' +
-        'with the endpoint secret, or send a valid Standard Webhooks signature.',
-    );
+  if (hex === undefined && standard.signature === undefined) throw new UnauthorizedError(MISSING[scheme]);
+  // Only the exact bytes received can verify; a body that was not captured verifies nothing.
+  if (request.rawBody === null)
+    throw new UnauthorizedError('The request body was not received as sent, so no signature can match it.');
+  const secrets = liveSecrets(endpoint);
+  if (standard.signature !== undefined && verifyStandard(secrets, request.rawBody, standard))
+    return 'standard';
+  if (hex !== undefined && verifyHex(secrets, request.rawBody, hex)) return 'hex';
+  throw new UnauthorizedError(MISMATCH[scheme]);
 }
 
 function idempotencyKey(request: InboundRequest): string | null {
@@ -88,25 +110,33 @@ function parsePayload(endpoint: EndpointRow, body: unknown): InboundPayload {
   return parsed.data;
 }
 
-/** Ingest and the success record commit together; a concurrent repeat loses on the unique key. */
+/**
+ * Ingest and the success record commit together; a concurrent repeat loses on the unique key. A
+ * hex-signed body already received within the replay window is recorded as a duplicate instead.
+ */
 async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, record: RecordFields) {
   const deliveryId = newId('delivery');
-  const answer: Received = { received: true, deliveryId };
   try {
-    await db.transaction(async (tx) => {
-      await ingestEvents(tx, endpoint.workspace_id, [payload], { source: 'webhook' });
+    return await db.transaction(async (tx) => {
+      const received = { ...record, id: deliveryId, event: payload.type, responseStatus: 200, success: true };
+      const earlier = record.replay
+        ? await lockAndFindBodyReceipt(tx, endpoint.id, record.replay.digest, record.replay.windowSeconds)
+        : null;
+      const answer: Received = { received: true, deliveryId: earlier ?? deliveryId };
+      if (!earlier) await ingestEvents(tx, endpoint.workspace_id, [payload], { source: 'webhook' });
       await insertInboundDelivery(tx, {
-        ...record,
-        id: deliveryId,
-        event: payload.type,
-        responseStatus: 200,
+        ...received,
         responseBody: JSON.stringify(answer),
-        error: null,
-        success: true,
+        error: earlier
+          ? `duplicate of ${earlier}: the same body was received within the replay window; no event was created`
+          : null,
+        bodyDigest: earlier ? null : (record.replay?.digest ?? null),
+        // A duplicate is never a first receipt: its key repeated finds the body again, and the same answer.
+        idempotencyKey: earlier ? null : record.idempotencyKey,
         durationMs: Math.round(performance.now() - record.started),
       });
+      return answer;
     });
-    return answer;
   } catch (error) {
     if (!(error instanceof UniqueIntegrityConstraintViolationError) || record.idempotencyKey === null)
       throw asPayloadError(error);
@@ -122,6 +152,8 @@ type RecordFields = {
   url: string;
   idempotencyKey: string | null;
   started: number;
+  /** Hex-signed receipts only: the body's digest and how long a repeat of it counts as a replay. */
+  replay?: { digest: string; windowSeconds: number };
 };
 
 /** The failed receipt, written after the ingest rolled back. */
@@ -131,6 +163,7 @@ async function recordFailure(db: Db, record: RecordFields, event: string | null,
   const detail = error instanceof ValidationError ? `${message} ${JSON.stringify(error.errors)}` : message;
   await insertInboundDelivery(db, {
     ...record,
+    bodyDigest: null,
     id: newId('delivery'),
     event,
     responseStatus: status,
@@ -172,7 +205,7 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
         'Inbound webhook endpoint',
         `The inbound webhook endpoint ${endpoint.id} is disabled.`,
       );
-    checkSignature(endpoint, request);
+    const verified = checkSignature(endpoint, request);
     record.idempotencyKey = idempotencyKey(request);
     const first = record.idempotencyKey
       ? await findInboundReceipt(app.db, endpoint.id, record.idempotencyKey)
@@ -180,6 +213,9 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
     if (first) return { received: true, deliveryId: first };
     event = typeOf(request.body);
     const payload = parsePayload(endpoint, request.body);
+    const windowSeconds = app.config.WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS;
+    if (verified === 'hex' && windowSeconds > 0 && request.rawBody !== null)
+      record.replay = { digest: createHash('sha256').update(request.rawBody).digest('hex'), windowSeconds };
     return await ingest(app.db, endpoint, payload, record);
   } catch (error) {
     await recordFailure(app.db, record, event, error).catch((recordError) =>

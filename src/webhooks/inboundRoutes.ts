@@ -23,8 +23,10 @@ export const inboundRoutes = [
       'The contact is found by contactId, else by email, else created with email, firstName, lastName and ' +
       'phone. When the endpoint has a secret, send `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body ' +
       'keyed with the secret) or Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, ' +
-      '`webhook-signature`). A repeated `webhook-id` or `Idempotency-Key` returns the first answer and ' +
-      'creates nothing. If the endpoint lists `events`, other types are refused with 400.',
+      '`webhook-signature`), as the endpoint’s `signatureScheme` allows; the signature covers the exact ' +
+      'bytes received. A repeated `webhook-id` or `Idempotency-Key` returns the first answer and creates ' +
+      'nothing; so does a hex-signed body already received within the replay window (recorded as a ' +
+      'duplicate). If the endpoint lists `events`, other types are refused with 400.',
     tags: ['Webhooks'],
     access: access.public,
     params: InboundParams,
@@ -39,7 +41,7 @@ export const inboundRoutes = [
       body: await receiveInbound(app, {
         endpointId: params.endpointId,
         path: req.originalUrl.split('?')[0],
-        rawBody: req.rawBody ?? Buffer.alloc(0),
+        rawBody: req.rawBody ?? null,
         body,
         header: (name) => req.get(name),
       }),

@@ -146,12 +146,19 @@ const deliveryRoutes = [
     params: DeliveryParams,
     bodyRequired: false,
     responses: { 202: { description: 'Queued; the id of the new attempt', schema: RetryAcceptedSchema } },
+    description:
+      'The attempt is signed afresh and goes to the endpoint’s URL as it is now; its record shows that ' +
+      '`url`. When the URL changed since the retried delivery, only a signed-in ADMIN may retry (an API ' +
+      'key gets 403): the stored payload would otherwise follow whoever changed the URL.',
     errors: {
+      403: 'As for every route; also: the endpoint’s URL changed since this delivery and the caller is not a signed-in ADMIN.',
       409: 'The delivery was inbound (only outbound ones can be retried), or its endpoint is disabled.',
     },
-    handler: async ({ app, workspaceId, params }) => ({
+    handler: async ({ app, workspaceId, params, principal }) => ({
       status: 202,
-      body: await retryDelivery(app.db, workspaceId, params.deliveryId),
+      body: await retryDelivery(app.db, workspaceId, params.deliveryId, {
+        signedInAdmin: principal.kind === 'session' && principal.role === 'ADMIN',
+      }),
     }),
   }),
 ];

@@ -13,6 +13,15 @@ import { EventTypeSchema } from './eventSchemas.ts';
 
 export const DirectionSchema = z.enum(['INBOUND', 'OUTBOUND']).openapi('WebhookDirection');
 
+export const SignatureSchemeSchema = z.enum(['hex', 'standard', 'either']).openapi('InboundSignatureScheme', {
+  description:
+    'Which signatures an INBOUND endpoint accepts. `hex`: `X-Webhook-Signature`, the hex HMAC-SHA256 of the ' +
+    'body (the body cannot be altered, but a captured request can be sent again; a repeat of the same body ' +
+    'within the replay window creates nothing). `standard`: Standard Webhooks only (`webhook-id`, ' +
+    '`webhook-timestamp`, `webhook-signature`): the id and a timestamp within 5 minutes are signed, so a ' +
+    'captured request cannot be replayed later or under another id. `either` (default): both.',
+});
+
 const Name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 export const WebhookUrl = z
@@ -77,12 +86,21 @@ export const CreateEndpointBody = z
           'INBOUND only: false creates an endpoint without a secret that accepts unsigned requests. ' +
           'OUTBOUND endpoints are always signed.',
       }),
+    signatureScheme: SignatureSchemeSchema.optional().openapi({
+      description: 'INBOUND only; default `either`, which accepts the spec’s `X-Webhook-Signature`.',
+    }),
   })
   .superRefine((body, context) => {
     if (body.direction === 'OUTBOUND' && body.url === undefined)
       context.addIssue({ code: 'custom', path: ['url'], message: 'is required for an OUTBOUND endpoint' });
     if (body.direction === 'INBOUND' && body.url !== undefined)
       context.addIssue({ code: 'custom', path: ['url'], message: 'applies to OUTBOUND endpoints only' });
+    if (body.direction === 'OUTBOUND' && body.signatureScheme !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['signatureScheme'],
+        message: 'applies to INBOUND endpoints only (OUTBOUND requests carry both signatures)',
+      });
     if (body.direction === 'OUTBOUND' && !body.signed)
       context.addIssue({ code: 'custom', path: ['signed'], message: 'OUTBOUND endpoints are always signed' });
     if (body.direction === 'OUTBOUND')
@@ -93,7 +111,15 @@ export const CreateEndpointBody = z
 export type CreateEndpointInput = z.output<typeof CreateEndpointBody>;
 
 export const UpdateEndpointBody = requireAChange(
-  z.strictObject({ name: Name, url: WebhookUrl, events: Events, active: z.boolean() }).partial(),
+  z
+    .strictObject({
+      name: Name,
+      url: WebhookUrl,
+      events: Events,
+      active: z.boolean(),
+      signatureScheme: SignatureSchemeSchema.openapi({ description: 'INBOUND only.' }),
+    })
+    .partial(),
 ).openapi('UpdateWebhookEndpointRequest');
 export type UpdateEndpointInput = z.output<typeof UpdateEndpointBody>;
 
@@ -104,6 +130,9 @@ export const EndpointSchema = z
     url: z.string().nullable().openapi({ description: 'Null for INBOUND endpoints.' }),
     events: z.array(z.string()).openapi({ description: 'Empty: every type.' }),
     direction: DirectionSchema,
+    signatureScheme: SignatureSchemeSchema.nullable().openapi({
+      description: 'Null for OUTBOUND endpoints.',
+    }),
     active: z.boolean(),
     disabledReason: z.string().nullable().openapi({
       description: 'Why the service disabled the endpoint (410 Gone, or failing for days); null otherwise.',
@@ -147,7 +176,10 @@ export const DeliverySchema = z
       .enum(['scheduled', 'manual'])
       .nullable()
       .openapi({ description: 'Null for inbound receipts.' }),
-    url: z.string().nullable(),
+    url: z.string().nullable().openapi({
+      description:
+        'Outbound: the URL this attempt was sent to (the endpoint’s URL at the time). Inbound: the path received.',
+    }),
     responseStatus: z.number().int().nullable(),
     responseBody: z.string().nullable().openapi({ description: 'The first 4 KB.' }),
     durationMs: z.number().int(),

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { signingHeaders } from './signing.ts';
-import { blockedCause, checkLiteralUrl, type DeliveryHttp } from './ssrf.ts';
+import { checkLiteralUrl, type DeliveryHttp, refusalCause, UNRESOLVABLE_MESSAGE } from './ssrf.ts';
 
 export const RESPONSE_BODY_LIMIT = 4096;
 
@@ -60,14 +60,20 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+const NAME_NOT_RESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'ENODATA']);
+
+/**
+ * The reason an attempt failed, as recorded for the customer. A network error is named by its
+ * code only: Node's messages carry the address dialled, which is not the customer's to see.
+ */
 function failureText(error: unknown, timedOut: boolean, timeoutMs: number): string {
-  const blocked = blockedCause(error);
-  if (blocked) return blocked.message;
+  const refused = refusalCause(error);
+  if (refused) return refused.message;
   if (timedOut) return `timeout: no response within ${timeoutMs} ms`;
   const failure = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const cause = failure.cause?.code ? failure.cause : failure;
-  const detail = cause.code ? `${cause.code} ${cause.message ?? ''}` : (cause.message ?? String(error));
-  return `network error: ${detail.trim()}`;
+  const code = failure.cause?.code ?? failure.code;
+  if (code && NAME_NOT_RESOLVED.has(code)) return UNRESOLVABLE_MESSAGE;
+  return `network error: ${code ?? 'connection failed'}`;
 }
 
 function statusError(status: number, location: string | null): string | null {

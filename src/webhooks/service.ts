@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
   type DeliveryFilter,
   type DeliveryRow,
@@ -40,6 +40,7 @@ export function toEndpoint(row: EndpointRow): Endpoint {
     url: row.url,
     events: row.events,
     direction: row.direction,
+    signatureScheme: row.direction === 'INBOUND' ? row.signature_scheme : null,
     active: row.active,
     disabledReason: row.disabled_reason,
     createdAt: row.created_at,
@@ -102,6 +103,7 @@ export async function createEndpoint(
     direction: input.direction,
     url: input.url ?? null,
     events: input.events ?? [],
+    signatureScheme: input.signatureScheme ?? 'either',
     secret: input.signed ? generateSecret() : null,
     active: input.active,
   });
@@ -137,6 +139,10 @@ export async function changeEndpoint(
           issues.map((issue) => ({ path: `body.${issue.path.join('.')}`, message: issue.message })),
         );
     }
+    if (changes.signatureScheme !== undefined && current.direction === 'OUTBOUND')
+      throw new ValidationError([
+        { path: 'body.signatureScheme', message: 'applies to INBOUND endpoints only' },
+      ]);
     if (changes.url !== undefined) {
       if (current.direction === 'INBOUND')
         throw new ValidationError([{ path: 'body.url', message: 'applies to OUTBOUND endpoints only' }]);
@@ -176,8 +182,18 @@ export async function listDeliveryPage(
   return { data: rows.map(toDelivery), page: page.page, limit: page.limit, total };
 }
 
-/** Queues a manual attempt of the delivery's message; the dispatcher sends it at once. */
-export async function retryDelivery(db: Db, workspaceId: string, deliveryId: string) {
+/**
+ * Queues a manual attempt of the delivery's message; the dispatcher sends it at once, signed
+ * afresh for the endpoint's URL now. A message whose delivery went to another URL than the
+ * endpoint has now would take its stored payload (contact data) somewhere new: only a signed-in
+ * ADMIN may do that, never an API key (a `webhooks:write` key can change the URL itself).
+ */
+export async function retryDelivery(
+  db: Db,
+  workspaceId: string,
+  deliveryId: string,
+  caller: { signedInAdmin: boolean },
+) {
   return db.transaction(async (tx) => {
     const delivery = await findDelivery(tx, workspaceId, deliveryId);
     if (!delivery) throw new NotFoundError('Delivery', `No delivery ${deliveryId} in this workspace.`);
@@ -191,6 +207,12 @@ export async function retryDelivery(db: Db, workspaceId: string, deliveryId: str
       throw new ConflictError(
         'The endpoint is disabled: activate it (PATCH active true) first.',
         'endpoint-inactive',
+      );
+    if (delivery.url !== endpoint.url && !caller.signedInAdmin)
+      throw new ForbiddenError(
+        `The endpoint's URL changed after this delivery went to ${delivery.url ?? 'another URL'}: sending ` +
+          'its stored payload to the new URL needs a signed-in workspace ADMIN (API keys cannot).',
+        'url-changed',
       );
     const [queued] = await queueManualAttempts(tx, [delivery.message_id]);
     return { deliveryId: queued.id };

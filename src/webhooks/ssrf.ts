@@ -1,26 +1,87 @@
-// SSRF protection for outbound webhooks. A customer-supplied URL must not reach loopback, private
-// networks, link-local (cloud metadata at 169.254.169.254), CGNAT, IPv4-mapped or translated
-// addresses. The check runs at connection time on every address DNS returns, so a name that
-// resolves to 10.x (or changes to one after the endpoint was saved) is refused; undici skips the
-// lookup for IP literals, so those are checked before the request. Redirects are never followed.
+// SSRF protection for customer-supplied targets (outbound webhooks today, SMTP hosts next). A
+// target must not reach loopback, private networks, link-local (cloud metadata at
+// 169.254.169.254), CGNAT, or an IPv6 form that embeds one of those (IPv4-compatible, mapped,
+// translated, NAT64, 6to4, Teredo). The check runs at connection time on every address DNS
+// returns, so a name that resolves to 10.x (or changes to one after the endpoint was saved) is
+// refused; undici skips the lookup for IP literals, so those are checked before the request.
+// Redirects are never followed. Refusals say only "blocked: private address" or "could not
+// resolve": the delivery log must not tell a customer what internal names resolve to, or which exist.
 import dns, { type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 
 export const BLOCKED_MESSAGE = 'blocked: private address';
+export const UNRESOLVABLE_MESSAGE = 'could not resolve';
 
-export class BlockedAddressError extends Error {
-  readonly code = 'EBLOCKEDADDRESS';
-  constructor(host: string, address: string) {
-    super(`${BLOCKED_MESSAGE} (${host} → ${address})`);
+/** Our refusal to connect; its message is all that is recorded. */
+export class TargetRefusedError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.code = code;
   }
 }
 
-/** Only ipaddr.js's `unicast` range is public; every special-purpose range is refused. */
+export class BlockedAddressError extends TargetRefusedError {
+  constructor() {
+    super(BLOCKED_MESSAGE, 'EBLOCKEDADDRESS');
+  }
+}
+
+export class UnresolvableHostError extends TargetRefusedError {
+  constructor() {
+    super(UNRESOLVABLE_MESSAGE, 'EUNRESOLVABLE');
+  }
+}
+
+type IPv6 = ipaddr.IPv6;
+const ipv4At = (bytes: number[], offset: number) => bytes.slice(offset, offset + 4);
+
+/**
+ * IPv6 forms that carry an IPv4 address, and where it sits (RFC 4291, 6052, 6145, 3056, 4380).
+ * The local-use NAT64 prefix may be used with any of RFC 6052's prefix lengths from /48 on, so
+ * every position it could take must be public. Teredo carries a server and a client (inverted).
+ */
+const EMBEDDINGS: { prefix: [IPv6, number]; embedded: (bytes: number[]) => number[][] }[] = [
+  { prefix: ipaddr.IPv6.parseCIDR('::/96'), embedded: (b) => [ipv4At(b, 12)] },
+  { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), embedded: (b) => [ipv4At(b, 12)] },
+  { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), embedded: (b) => [ipv4At(b, 12)] },
+  { prefix: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), embedded: (b) => [ipv4At(b, 12)] },
+  {
+    prefix: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+    embedded: (b) => [
+      [b[6], b[7], b[9], b[10]], // /48: bits 64–71 are the reserved u octet
+      [b[7], b[9], b[10], b[11]], // /56
+      ipv4At(b, 9), // /64
+      ipv4At(b, 12), // /96
+    ],
+  },
+  { prefix: ipaddr.IPv6.parseCIDR('2002::/16'), embedded: (b) => [ipv4At(b, 2)] },
+  {
+    prefix: ipaddr.IPv6.parseCIDR('2001::/32'),
+    embedded: (b) => [ipv4At(b, 4), ipv4At(b, 12).map((byte) => byte ^ 0xff)],
+  },
+];
+
+function isPublicIPv4(bytes: number[]): boolean {
+  return ipaddr.fromByteArray(bytes).range() === 'unicast';
+}
+
+function isPublicIPv6(address: IPv6): boolean {
+  const embedding = EMBEDDINGS.find(({ prefix }) => address.match(prefix));
+  if (embedding) return embedding.embedded(address.toByteArray()).every(isPublicIPv4);
+  return address.range() === 'unicast';
+}
+
+/**
+ * Whether connecting to this address reaches the public internet: only ipaddr.js's `unicast`
+ * range, and the IPv4-embedding IPv6 forms only when every IPv4 address they embed is public.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv4' ? parsed.range() === 'unicast' : isPublicIPv6(parsed as IPv6);
 }
 
 /** The URL's host when it is an IP literal (IPv6 without its brackets), else null. */
@@ -32,31 +93,51 @@ export function literalAddress(url: URL): string | null {
 /** Throws BlockedAddressError for an IP-literal URL that is not public. */
 export function checkLiteralUrl(url: URL): void {
   const literal = literalAddress(url);
-  if (literal !== null && !isPublicAddress(literal)) throw new BlockedAddressError(url.hostname, literal);
+  if (literal !== null && !isPublicAddress(literal)) throw new BlockedAddressError();
 }
 
-type Resolver = (
+export type Resolver = (
   hostname: string,
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
 const systemResolver: Resolver = (hostname, callback) => dns.lookup(hostname, { all: true }, callback);
 
+/**
+ * Resolves a host (name or literal) and returns its addresses only if every one is public:
+ * the check any feature dialling a customer-supplied host (webhooks, SMTP) makes before connecting.
+ */
+export function resolvePublicAddresses(
+  hostname: string,
+  resolve: Resolver = systemResolver,
+): Promise<LookupAddress[]> {
+  const literal = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (ipaddr.isValid(literal)) {
+    if (!isPublicAddress(literal)) return Promise.reject(new BlockedAddressError());
+    return Promise.resolve([{ address: literal, family: ipaddr.parse(literal).kind() === 'ipv4' ? 4 : 6 }]);
+  }
+  return new Promise((done, fail) =>
+    resolve(hostname, (error, addresses) => {
+      if (error || addresses.length === 0) return fail(new UnresolvableHostError());
+      if (addresses.some((entry) => !isPublicAddress(entry.address))) return fail(new BlockedAddressError());
+      done(addresses);
+    }),
+  );
+}
+
 /** A net `lookup` that resolves every address and refuses the host if any one is not public. */
 export function guardedLookup(resolve: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const family = options.family === 4 || options.family === 6 ? options.family : 0;
-      const usable = addresses.filter((entry) => family === 0 || entry.family === family);
-      const blocked = usable.find((entry) => !isPublicAddress(entry.address));
-      if (blocked || usable.length === 0) {
-        const reason = blocked ? new BlockedAddressError(hostname, blocked.address) : new Error('no address');
-        return callback(reason as NodeJS.ErrnoException, '', 0);
-      }
-      if (options.all) (callback as (e: null, all: LookupAddress[]) => void)(null, usable);
-      else callback(null, usable[0].address, usable[0].family);
-    });
+    resolvePublicAddresses(hostname, resolve).then(
+      (addresses) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = addresses.filter((entry) => family === 0 || entry.family === family);
+        if (usable.length === 0) return callback(new UnresolvableHostError(), '', 0);
+        if (options.all) (callback as (e: null, all: LookupAddress[]) => void)(null, usable);
+        else callback(null, usable[0].address, usable[0].family);
+      },
+      (error: TargetRefusedError) => callback(error, '', 0),
+    );
   };
 }
 
@@ -80,10 +161,10 @@ export function createDeliveryHttp(options: {
 }
 
 /** Finds our refusal anywhere in an error's cause chain (undici may wrap connection errors). */
-export function blockedCause(error: unknown): BlockedAddressError | null {
+export function refusalCause(error: unknown): TargetRefusedError | null {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
-    if (current instanceof BlockedAddressError) return current;
+    if (current instanceof TargetRefusedError) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return null;

@@ -1,4 +1,7 @@
 import type { DatabasePool } from 'slonik';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { findUserByEmail } from '../accounts/queries.ts';
+import { normaliseEmail } from '../accounts/service.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
@@ -8,6 +11,7 @@ import {
   deleteMember,
   findMember,
   findWorkspaceOfUser,
+  insertMember,
   insertWorkspace,
   lockAndCountAdmins,
   lockWorkspaceName,
@@ -39,6 +43,25 @@ export async function createWorkspace(
       creatorId: input.creatorId,
     }),
   );
+}
+
+/** Adds a registered user at once (the CLI's `admin create`; the API invites instead). */
+export async function addMember(
+  db: Db,
+  workspaceId: string,
+  input: { email: string; role: Role },
+): Promise<Member> {
+  const user = await findUserByEmail(db, normaliseEmail(input.email));
+  if (!user) throw new NotFoundError('User', 'No user has this email. They must register first.');
+  try {
+    await insertMember(db, workspaceId, user.id, input.role);
+  } catch (error) {
+    if (error instanceof UniqueIntegrityConstraintViolationError) {
+      throw new ConflictError('This user is already a member of the workspace.', 'already-member');
+    }
+    throw error;
+  }
+  return toMember((await findMember(db, workspaceId, user.id))!);
 }
 
 const LAST_ADMIN = 'A workspace needs at least one ADMIN: promote another member first.';

@@ -1,6 +1,11 @@
 // The `switchboard` CLI, run as a real process against the test database.
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
-import { type CliRun, runCli } from '../support/cli.ts';
+import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { type CliRun, cliEnv, collect, ROOT, runCli, runCliOnTerminal } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
 import { expectCreatedKey, ISO_MS } from './helpers.ts';
@@ -42,7 +47,13 @@ describe('CLI', function () {
 
   it('admin create makes a user and their workspace; --json prints {user, workspace}', async () => {
     const { email, result } = await adminCreate(['--password', 'a long password']);
-    expect(Object.keys(result).sort()).to.deep.equal(['user', 'workspace']);
+    expect(Object.keys(result).sort()).to.deep.equal([
+      'user',
+      'userCreated',
+      'workspace',
+      'workspaceCreated',
+    ]);
+    expect(result).to.include({ userCreated: true, workspaceCreated: true });
     expect(Object.keys(result.user).sort()).to.deep.equal(['email', 'id', 'name']);
     expect(result.user).to.include({ email, name: 'CLI Admin' });
     expect(result.workspace).to.deep.equal({ id: result.workspace.id, name: 'CLI Workspace' });
@@ -60,17 +71,91 @@ describe('CLI', function () {
     expect(signin.status).to.equal(200);
   });
 
-  it('admin create refuses an existing email and a short password on stderr with exit code 1', async () => {
+  it('admin create on a terminal asks for the password twice without echoing it', async () => {
+    const email = uniqueEmail('tty');
+    const typed = 'typed at a terminal';
+    const run = await runCliOnTerminal(
+      ['admin', 'create', '--email', email, '--name', 'T', '--workspace-name', 'W'],
+      [
+        { waitFor: 'Password: ', type: `${typed}\r` },
+        { waitFor: 'Confirm password: ', type: `${typed}\r` },
+      ],
+    );
+    expect(run.code, run.stdout).to.equal(0);
+    expect(run.stdout).to.match(/^Password: \nConfirm password: \ncreated user usr_\w+ /);
+    expect(run.stdout).not.to.contain(typed);
+    const signin = await new Client().post('/api/auth/signin', { email, password: typed });
+    expect(signin.status).to.equal(200);
+  });
+
+  it('admin create on a terminal refuses two different passwords and creates nothing', async () => {
+    const email = uniqueEmail('tty');
+    const run = await runCliOnTerminal(
+      ['admin', 'create', '--email', email, '--name', 'T', '--workspace-name', 'W'],
+      [
+        { waitFor: 'Password: ', type: 'first password\r' },
+        { waitFor: 'Confirm password: ', type: 'second password\r' },
+      ],
+    );
+    expect(run.code).to.equal(1);
+    expect(run.stdout).to.contain('error: the two passwords differ; nothing was changed');
+    const created = await cli(['admin', 'create', '--email', email, '--workspace-name', 'W', '--json']);
+    expect(created.stderr).to.contain('--name: ');
+  });
+
+  it('admin create makes an existing user ADMIN of a new workspace, or of an existing one, without a password', async () => {
+    const { email, result: first } = await adminCreate(['--password', 'a long password']);
+    const grant = (target: string[]) =>
+      cliJson(['admin', 'create', '--email', email.toUpperCase(), ...target]);
+    const second = await grant(['--workspace-name', 'Second']);
+    expect(second).to.deep.include({ user: first.user, userCreated: false, workspaceCreated: true });
+    expect(second.workspace.name).to.equal('Second');
+
+    const { client: owner, workspaceId } = await workspaceWithAdmin();
+    const joined = await grant(['--workspace', workspaceId]);
+    expect(joined).to.deep.include({ user: first.user, userCreated: false, workspaceCreated: false });
+    const members = (await owner.get(`/api/workspaces/${workspaceId}/members`)).body;
+    expect(members.find((member: { email: string }) => member.email === email)).to.include({ role: 'ADMIN' });
+
+    const client = new Client();
+    expect((await client.post('/api/auth/signin', { email, password: 'a long password' })).status).to.equal(
+      200,
+    );
+    const session = await client.get('/api/auth/session');
+    expect(session.body.workspaces.map((workspace: { id: string }) => workspace.id).sort()).to.deep.equal(
+      [first.workspace.id, second.workspace.id, workspaceId].sort(),
+    );
+
+    const again = await cli(['admin', 'create', '--email', email, '--workspace', workspaceId]);
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.contain('already a member');
+    const unknown = await cli(['admin', 'create', '--email', email, '--workspace', 'ws_nope']);
+    expect(unknown.stderr).to.contain('No workspace ws_nope');
+    const both = await cli([
+      'admin',
+      'create',
+      '--email',
+      email,
+      '--workspace',
+      workspaceId,
+      '--workspace-name',
+      'X',
+    ]);
+    expect(both.stderr).to.contain('either --workspace-name');
+  });
+
+  it('admin create refuses a password for an existing email, and a short password, with exit code 1', async () => {
     const { email } = await adminCreate(['--password', 'a long password']);
     const args = ['admin', 'create', '--name', 'X', '--workspace-name', 'W', '--password'];
-    for (const run of [
-      await cli([...args, 'a long password', '--email', email.toUpperCase()]),
-      await cli([...args, 'short', '--email', uniqueEmail()]),
-    ]) {
+    const existing = await cli([...args, 'a long password', '--email', email.toUpperCase()]);
+    const short = await cli([...args, 'short', '--email', uniqueEmail()]);
+    for (const run of [existing, short]) {
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal('');
       expect(run.stderr).to.match(/^error: /);
     }
+    expect(existing.stderr).to.contain('already has an account');
+    expect(short.stderr).to.equal('error: --password: must be at least 8 characters\n');
   });
 
   it('workspaces list prints every workspace with its member count', async () => {
@@ -152,8 +237,16 @@ describe('CLI', function () {
       expect(run.stdout, name).to.equal('');
       expect(run.stderr, name).to.match(/^error: /);
     }
-    expect(runs.badScope.stderr).to.contain('option.scopes');
+    expect(runs.badScope.stderr).to.contain('error: --scopes (item 2): ');
+    expect(runs.pastExpiry.stderr).to.equal('error: --expires-at: must be in the future\n');
+    for (const run of Object.values(runs)) expect(run.stderr).not.to.contain('option.');
     expect(runs.unknownWorkspace.stderr).to.contain('No workspace ws_01JD2Z3K4M5N6P7Q8R9S0T1V2W');
+  });
+
+  it('keys create --help lists every scope', async () => {
+    const help = await cli(['keys', 'create', '--help']);
+    expect(help.code).to.equal(0);
+    for (const scope of SCOPES) expect(help.stdout).to.contain(scope);
   });
 
   it('names a missing required option', async () => {
@@ -166,5 +259,50 @@ describe('CLI', function () {
     const child = await runCli(['workspaces', 'list'], { env: { DATABASE_URL: 'mysql://nope' } });
     expect(child.code).to.equal(1);
     expect(child.stderr).to.contain('DATABASE_URL');
+  });
+});
+
+describe('CLI entry points', function () {
+  this.timeout(60_000);
+
+  it('the switchboard bin runs on a Node that cannot run TypeScript, handing over to the bundled Node 24', async () => {
+    // --no-experimental-strip-types makes this Node like Node 20 for our purpose: `node bin/cli.ts`
+    // fails with ERR_UNKNOWN_FILE_EXTENSION, while the bin entry works.
+    const oldNode = (script: string, args: string[]) => {
+      const child = spawn(
+        process.execPath,
+        ['--no-experimental-strip-types', path.join(ROOT, script), ...args],
+        {
+          cwd: ROOT,
+          env: cliEnv(),
+        },
+      );
+      child.stdin.end();
+      return collect(child).done;
+    };
+    const direct = await oldNode('bin/cli.ts', ['migrate']);
+    expect(direct.stderr).to.contain('ERR_UNKNOWN_FILE_EXTENSION');
+    const viaBin = await oldNode('bin/switchboard.js', ['migrate', '--json']);
+    expect(viaBin.code, viaBin.stderr).to.equal(0);
+    expect(JSON.parse(viaBin.stdout)).to.deep.equal({ applied: [] });
+    const failing = await oldNode('bin/switchboard.js', ['keys', 'list']);
+    expect(failing.code).to.equal(1);
+    expect(failing.stderr).to.contain("required option '--workspace <id>' not specified");
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.bin).to.deep.equal({ switchboard: 'bin/switchboard.js' });
+  });
+
+  it('`npm run -s cli -- … --json` and `npx switchboard … --json` print only the JSON on stdout', async () => {
+    const env = cliEnv({ HOME: process.env.HOME ?? ROOT, npm_config_update_notifier: 'false' });
+    for (const [command, args] of [
+      ['npm', ['run', '-s', 'cli', '--', 'migrate', '--json']],
+      ['npx', ['--offline', 'switchboard', 'migrate', '--json']],
+    ] as const) {
+      const child = spawn(command, args, { cwd: ROOT, env });
+      child.stdin.end();
+      const run = await collect(child).done;
+      expect(run.code, `${command}: ${run.stderr}`).to.equal(0);
+      expect(JSON.parse(run.stdout), command).to.deep.equal({ applied: [] });
+    }
   });
 });

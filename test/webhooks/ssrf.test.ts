@@ -14,6 +14,7 @@ import {
   type DeliveryHttp,
   guardedLookup,
   isPublicAddress,
+  resolvePublicAddresses,
 } from '../../src/webhooks/ssrf.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
@@ -92,7 +93,6 @@ describe('SSRF protection', () => {
       'fe80::1',
       'fc00::1',
       '::ffff:127.0.0.1',
-      '::ffff:8.8.8.8',
       '64:ff9b::a00:1',
       '2002:a00:1::1',
       '2001::1',
@@ -103,10 +103,57 @@ describe('SSRF protection', () => {
       expect(isPublicAddress(address), address).to.equal(true);
   });
 
+  it('refuses every IPv6 form that embeds a private IPv4 address, and allows it when that address is public', () => {
+    const embeddingPrivate = [
+      '::127.0.0.1', // IPv4-compatible, ::/96
+      '::7f00:1',
+      '::a00:1',
+      '::ffff:10.0.0.1', // IPv4-mapped
+      '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+      '64:ff9b::7f00:1', // NAT64
+      '64:ff9b::169.254.169.254',
+      '64:ff9b:1::a00:1', // local-use NAT64, /96 position
+      '64:ff9b:1:a00:1::', // … /48 position
+      '2002:7f00:1::1', // 6to4
+      '2001:0:7f00:1::', // Teredo server 127.0.0.1
+      '2001:0:808:808:0:0:80ff:fffe', // Teredo client 127.0.0.1 (stored inverted)
+    ];
+    for (const address of embeddingPrivate) expect(isPublicAddress(address), address).to.equal(false);
+    const embeddingPublic = [
+      '::808:808',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '2001:0:808:808:0:0:fefd:fcfb', // server 8.8.8.8, client 1.2.3.4
+    ];
+    for (const address of embeddingPublic) expect(isPublicAddress(address), address).to.equal(true);
+  });
+
+  it('resolves a host for any feature only when every address is public, saying nothing of which', async () => {
+    const dnsTable = fakeDns({ 'public.test': ['93.184.216.34'], 'localhost.test': ['127.0.0.1'] });
+    expect(await resolvePublicAddresses('public.test', dnsTable)).to.deep.equal([
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    for (const [host, message] of [
+      ['localhost.test', 'blocked: private address'],
+      ['[::7f00:1]', 'blocked: private address'],
+      ['nowhere.test', 'could not resolve'],
+    ]) {
+      const refusal = await resolvePublicAddresses(host, dnsTable).then(
+        () => null,
+        (error: Error) => error.message,
+      );
+      expect(refusal, host).to.equal(message);
+    }
+  });
+
   for (const [label, url] of [
     ['loopback 127.0.0.1', (port: number) => `http://127.0.0.1:${port}/hooks`],
     ['loopback [::1]', (port: number) => `http://[::1]:${port}/hooks`],
     ['IPv4-mapped [::ffff:127.0.0.1]', (port: number) => `http://[::ffff:127.0.0.1]:${port}/hooks`],
+    ['IPv4-compatible [::127.0.0.1]', (port: number) => `http://[::127.0.0.1]:${port}/hooks`],
+    ['IPv4-compatible [::7f00:1]', (port: number) => `http://[::7f00:1]:${port}/hooks`],
+    ['NAT64 [64:ff9b::7f00:1]', (port: number) => `http://[64:ff9b::7f00:1]:${port}/hooks`],
     ['decimal 2130706433 (127.0.0.1)', (port: number) => `http://2130706433:${port}/hooks`],
     ['metadata 169.254.169.254', () => 'http://169.254.169.254/latest/meta-data/'],
     ['a hostname resolving to 10.x', (port: number) => `http://internal.test:${port}/hooks`],
@@ -121,10 +168,16 @@ describe('SSRF protection', () => {
       const result = await sendAttempt(http, attempt(url(receiver.port)), SEND);
       if (http !== guarded) await http.agent.close();
       expect(result.success).to.equal(false);
-      expect(result.error).to.match(/^blocked: private address/);
+      // Exactly this: neither the host nor what it resolved to.
+      expect(result.error).to.equal('blocked: private address');
       expect(receiver.requests).to.have.length(0);
     });
   }
+
+  it('records a name that does not resolve as "could not resolve", without the DNS error', async () => {
+    const result = await sendAttempt(guarded, attempt('http://nowhere.test/hooks'), SEND);
+    expect(result).to.include({ success: false, error: 'could not resolve' });
+  });
 
   it('reaches the same receiver when private targets are allowed (the refusals are not accidents)', async () => {
     const open = createDeliveryHttp({ allowPrivate: true, timeoutMs: 2000 });
@@ -164,7 +217,7 @@ describe('SSRF protection', () => {
     const { summary } = await sendNow(server().context.db, strict, '0.1.0', [messageId]);
     expect(summary).to.deep.equal({ total: 1, succeeded: 0, failed: 1 });
     const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
-    expect(record.error).to.match(/^blocked: private address/);
+    expect(record.error).to.equal('blocked: private address');
     expect(record).to.include({ success: false, trigger: 'manual', responseStatus: null });
     expect(receiver.requests).to.have.length(0);
   });
@@ -173,6 +226,8 @@ describe('SSRF protection', () => {
     const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false, webhookAllowHttp: false };
     expect(() => checkUrlAllowed(strict, 'https://10.0.0.1/hooks')).to.throw(ValidationError);
     expect(() => checkUrlAllowed(strict, 'https://[::1]/hooks')).to.throw(ValidationError);
+    expect(() => checkUrlAllowed(strict, 'https://[::127.0.0.1]:8099/')).to.throw(ValidationError);
+    expect(() => checkUrlAllowed(strict, 'https://[::7f00:1]:8099/')).to.throw(ValidationError);
     expect(() => checkUrlAllowed(strict, 'http://example.com/hooks')).to.throw(ValidationError);
     expect(() => checkUrlAllowed(strict, 'https://example.com/hooks')).to.not.throw();
     expect(() =>

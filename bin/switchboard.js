@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// The `switchboard` command (package.json "bin"). Plain JavaScript on purpose: the CLI itself
+// (bin/cli.ts) is TypeScript run by Node 24's type stripping, and whichever `node` is first on
+// the PATH may be older (Node 20 fails on a .ts file with ERR_UNKNOWN_FILE_EXTENSION). Such a
+// Node hands the command over to the Node 24 that the `node` devDependency installs.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const NEEDED_MAJOR = 24;
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const bundledNode = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
+
+function canRunTypeScript() {
+  const major = Number(process.versions.node.split('.')[0]);
+  // `process.features.typescript` is 'strip' (or 'transform') when type stripping is on; it is
+  // absent before Node 22.10 and false under --no-experimental-strip-types.
+  return major >= NEEDED_MAJOR && Boolean(process.features.typescript);
+}
+
+function handOver() {
+  const child = spawn(bundledNode, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // A signal sent to this process alone (kill <pid>) must reach the CLI, which may be replaying
+  // and owes a summary; a terminal's Ctrl-C reaches both, and the CLI takes a repeat in its stride.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on('error', (error) => {
+    process.stderr.write(`error: could not start ${bundledNode}: ${error.message}\n`);
+    process.exitCode = 1;
+  });
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? 128 + (constants.signals[signal] ?? 0);
+  });
+}
+
+if (canRunTypeScript()) {
+  await import(new URL('./cli.ts', import.meta.url).href);
+} else if (existsSync(bundledNode)) {
+  handOver();
+} else {
+  process.stderr.write(
+    `error: switchboard needs Node ${NEEDED_MAJOR} or newer with type stripping; this is Node ${process.version}.\n` +
+      `Run \`npm install\` in ${fileURLToPath(new URL('..', import.meta.url))} (its \`node\` devDependency provides Node ${NEEDED_MAJOR}), ` +
+      `or put Node ${NEEDED_MAJOR} first on the PATH.\n`,
+  );
+  process.exitCode = 1;
+}

@@ -1,0 +1,60 @@
+// Deleting a segment that campaigns are triggered by: the 409 names each campaign with advice its
+// status allows, and following that advice frees the segment.
+import { expect } from 'chai';
+import { workspace } from '../events/support.ts';
+import { expectProblem } from '../support/factories.ts';
+import { createSegment } from './helpers.ts';
+
+describe('segments: deleting one that campaigns use', () => {
+  it('names every campaign (id, name, status) and gives advice that works in its status', async () => {
+    const { admin, base } = await workspace();
+    const segment = await createSegment(admin, base, { field: 'email', op: 'ends_with', value: '@x.test' });
+    const campaigns: Record<string, string> = {};
+    for (const [name, transitions] of [
+      ['Draft one', []],
+      ['Active one', ['activate']],
+      ['Paused one', ['activate', 'pause']],
+      ['Archived one', ['archive']],
+    ] as const) {
+      const created = await admin.post(`${base}/campaigns`, {
+        name,
+        trigger: { type: 'segment_entered', segmentId: segment.id },
+        steps: [{ type: 'wait', duration: 'P1D' }],
+      });
+      expect(created.status, created.text).to.equal(201);
+      for (const transition of transitions)
+        expect((await admin.post(`${base}/campaigns/${created.body.id}/${transition}`)).status).to.equal(200);
+      campaigns[name] = created.body.id;
+    }
+
+    const refused = expectProblem(await admin.delete(`${base}/segments/${segment.id}`), 409);
+    const id = (name: string) => campaigns[name];
+    expect(refused.detail).to.contain('4 campaigns are triggered by this segment');
+    expect(refused.detail).to.contain(
+      `"Draft one" (${id('Draft one')}, draft): change its trigger (PATCH …/campaigns/${id('Draft one')})`,
+    );
+    for (const [name, status] of [
+      ['Active one', 'active'],
+      ['Paused one', 'paused'],
+    ])
+      expect(refused.detail).to.contain(
+        `"${name}" (${id(name)}, ${status}): archive it (POST …/campaigns/${id(name)}/archive), then delete it`,
+      );
+    expect(refused.detail).to.contain(`"Archived one" (${id('Archived one')}, archived): delete it`);
+    expect(refused.detail).not.to.match(/change (its|the) trigger[^;]*(active|paused|archived)\)/);
+
+    // The advice is possible: follow it for each campaign, and the segment can go.
+    const retriggered = await admin.patch(`${base}/campaigns/${id('Draft one')}`, {
+      trigger: { type: 'event', eventType: 'signup' },
+    });
+    expect(retriggered.status, retriggered.text).to.equal(200);
+    for (const name of ['Active one', 'Paused one']) {
+      expect((await admin.post(`${base}/campaigns/${id(name)}/archive`)).status).to.equal(200);
+      expect((await admin.delete(`${base}/campaigns/${id(name)}`)).status).to.equal(204);
+    }
+    const one = expectProblem(await admin.delete(`${base}/segments/${segment.id}`), 409);
+    expect(one.detail).to.match(/^A campaign is triggered by this segment/);
+    expect((await admin.delete(`${base}/campaigns/${id('Archived one')}`)).status).to.equal(204);
+    expect((await admin.delete(`${base}/segments/${segment.id}`)).status).to.equal(204);
+  });
+});
