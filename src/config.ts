@@ -79,6 +79,7 @@ const environmentSchema = z.object({
   REGISTRATION_WINDOW_MINUTES: wholeNumber(1).default(60),
   PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).default(2),
   PASSWORD_HASH_QUEUE: wholeNumber(0, 100_000).default(64),
+  INVITATION_EXPIRY_DAYS: wholeNumber(1, 365).default(14),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFlag.optional(),
   PUBLIC_URL: z

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, UnauthorizedError } from '../http/errors.ts';
+import { acceptInvitations } from '../workspaces/invitations.ts';
 import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';
 import { findUserByEmailWithHash, insertUser, type UserRow } from './queries.ts';
@@ -29,6 +30,8 @@ export async function registerUser(
       email: normaliseEmail(input.email),
       passwordHash,
     });
+    // Workspaces that invited this email before the account existed take the person in now.
+    await acceptInvitations(db, row);
     return toUser(row);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError && error.constraint === 'users_email_key') {
@@ -63,6 +66,8 @@ export async function authenticateUser(
   }
   if (!user || !valid) throw new UnauthorizedError(INVALID_CREDENTIALS);
   await clearAfterSignin(db, attempt);
+  // An invitation that reached no account at registration (it came later, or raced it) is taken up now.
+  await acceptInvitations(db, user);
   return toUser(user);
 }
 

@@ -2,7 +2,7 @@
 // execution issue can trust what it reads.
 import { z } from 'zod';
 import { text } from '../contacts/schemas.ts';
-import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { IsoDuration } from '../segments/duration.ts';
 import { MetadataConditions } from '../segments/rules.ts';
 
@@ -87,19 +87,16 @@ export const CreateCampaignBody = z
   .strictObject({ name: Name, trigger: CampaignTrigger, steps: Steps, reentry: Reentry.default('never') })
   .openapi('CreateCampaignRequest');
 
-export const UpdateCampaignBody = z
-  .strictObject({
+export const UpdateCampaignBody = requireAChange(
+  z.strictObject({
     name: Name.optional(),
     trigger: CampaignTrigger.optional(),
     steps: Steps.optional(),
     reentry: Reentry.optional(),
-  })
-  .refine((body) => Object.keys(body).length > 0, {
-    message: 'give at least one of name, trigger, steps, reentry',
-  })
-  .openapi('UpdateCampaignRequest', {
-    description: 'Drafts take any field; active and paused campaigns only a new name.',
-  });
+  }),
+).openapi('UpdateCampaignRequest', {
+  description: 'Drafts take any field; active and paused campaigns only a new name.',
+});
 
 export const CampaignStatus = z.enum(['draft', 'active', 'paused', 'archived']);
 

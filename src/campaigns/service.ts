@@ -92,7 +92,7 @@ export async function updateCampaign(
   const changesMoreThanName = Object.keys(input).some((field) => field !== 'name');
   if (row.status !== 'draft' && changesMoreThanName) {
     throw new ConflictError(
-      `A ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +
+      `${/^[aeiou]/.test(row.status) ? 'An' : 'A'} ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +
         'Create a new campaign (or edit a draft) to change them.',
       'campaign-not-draft',
     );

@@ -1,7 +1,7 @@
 // Request and response shapes of contacts. The field schemas are shared with event ingestion,
 // which finds or creates contacts from the same identifiers.
 import { z } from 'zod';
-import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
 
 /** A string of at most `max` characters (NUL characters are refused for every request in http/). */
 export function text(max: number) {
@@ -69,8 +69,8 @@ export const CreateContactBody = z
       'the anonymous contact takes the email, or is merged into the contact that already has it (200).',
   });
 
-export const UpdateContactBody = z
-  .strictObject({
+export const UpdateContactBody = requireAChange(
+  z.strictObject({
     // Email's own `.openapi({type: 'string'})` would hide the null that clears the field.
     email: Email.nullable()
       .optional()
@@ -82,8 +82,8 @@ export const UpdateContactBody = z
     attributes: JsonObject.optional().openapi({
       description: 'Merged into the stored attributes; a key set to null is removed.',
     }),
-  })
-  .openapi('UpdateContactRequest');
+  }),
+).openapi('UpdateContactRequest');
 
 export const MergeContactsBody = z
   .strictObject({ primaryContactId: ContactId, secondaryContactId: ContactId })

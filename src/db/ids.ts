@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whe',
   webhookMessage: 'msg',
   delivery: 'dlv',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

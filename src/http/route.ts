@@ -9,7 +9,7 @@ import { ValidationError } from './errors.ts';
 import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
 import { problemExample } from './problemExamples.ts';
-import { zodIssuesToFieldErrors } from './validation.ts';
+import { withoutEmptyValues, zodIssuesToFieldErrors } from './validation.ts';
 
 export type Access =
   | { kind: 'public' }
@@ -210,6 +210,11 @@ function security(accessRule: Access): Record<string, string[]>[] {
   return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
 }
 
+/** The role a session needs: read from the same rule authenticate() enforces, so the two agree. */
+function requiredRole(accessRule: Access & { kind: 'workspace' }): 'ADMIN' | 'MEMBER' {
+  return accessRule.admin ? 'ADMIN' : 'MEMBER';
+}
+
 function describeAccess(accessRule: Access): string {
   if (accessRule.kind === 'public') return 'No authentication.';
   if (accessRule.kind === 'user') return 'Requires a signed-in session.';
@@ -253,6 +258,7 @@ function register(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema
     ...(spec.access.kind === 'workspace' && spec.access.scope
       ? { 'x-required-scope': spec.access.scope }
       : {}),
+    ...(spec.access.kind === 'workspace' ? { 'x-required-role': requiredRole(spec.access) } : {}),
     request: {
       params: spec.params as never,
       query: spec.query as never,
@@ -283,7 +289,7 @@ export function defineRoute<
   const run = async (app: AppContext, req: Request, res: Response) => {
     const principalAndWorkspace = await authenticate(app, req, spec.access);
     const params = parseWith(spec.params, req.params, 'path') as Out<P>;
-    const query = parseWith(spec.query, routeQuery(req), 'query') as Out<Q>;
+    const query = parseWith(spec.query, withoutEmptyValues(routeQuery(req)), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
     const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });

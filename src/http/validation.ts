@@ -2,10 +2,23 @@
 // small schemas that many routes share (ids, pages, booleans in query strings, timestamps).
 import { z } from 'zod';
 import type { FieldError } from './errors.ts';
+import './plainMessages.ts';
 import './zodOpenApi.ts';
 
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], location: string): FieldError[] {
-  return issues.flatMap((issue) => fieldErrors(issue, issue.path, location));
+  // One message per field: a value that is not a timestamp need not also hear it is before year 1.
+  const seen = new Set<string>();
+  return issues
+    .flatMap((issue) => fieldErrors(issue, issue.path, location))
+    .filter((error) => !seen.has(error.path) && seen.add(error.path));
+}
+
+/**
+ * A query string with its empty values left out: `?type=` and `?page=` both mean "not given", as
+ * an emptied form field would, on every route alike.
+ */
+export function withoutEmptyValues(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
 }
 
 function fieldErrors(issue: z.core.$ZodIssue, path: readonly PropertyKey[], location: string): FieldError[] {
@@ -124,4 +137,15 @@ export function findUnstorableText(value: unknown, path: string): FieldError | n
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * A PATCH body that must change something: `{}` is a 400 "nothing to change" naming the fields,
+ * the same on every route.
+ */
+export function requireAChange<T extends z.ZodObject>(schema: T) {
+  const fields = Object.keys(schema.shape).join(', ');
+  return schema.refine((body) => Object.keys(body as object).length > 0, {
+    message: `nothing to change: send at least one of ${fields}`,
+  });
 }

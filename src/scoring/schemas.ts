@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { ContactParams } from '../contacts/schemas.ts';
-import { nullableRef, pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import {
+  nullableRef,
+  pageQuery,
+  paginated,
+  requireAChange,
+  Timestamp,
+  WorkspaceParams,
+} from '../http/validation.ts';
 import { durationSeconds, IsoDuration } from '../segments/duration.ts';
 import { MetadataConditions, safeText } from '../segments/ruleSchemas.ts';
 
@@ -46,8 +53,8 @@ export const CreateScoringRuleBody = z
   })
   .openapi('CreateScoringRuleRequest');
 
-export const UpdateScoringRuleBody = z
-  .strictObject({
+export const UpdateScoringRuleBody = requireAChange(
+  z.strictObject({
     name: Name.optional(),
     eventType: EventType.optional(),
     points: Points.optional(),
@@ -55,9 +62,8 @@ export const UpdateScoringRuleBody = z
     repeatable: z.boolean().optional(),
     cooldown: IsoDuration.nullable().optional(),
     active: z.boolean().optional(),
-  })
-  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })
-  .openapi('UpdateScoringRuleRequest');
+  }),
+).openapi('UpdateScoringRuleRequest');
 
 export const ScoringRuleParams = WorkspaceParams.extend({ ruleId: z.string().min(1) });
 export const PageQuery = z.object(pageQuery({ defaultLimit: 50, maxLimit: 200 }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { SegmentRules, safeText } from './ruleSchemas.ts';
 
 const Name = safeText(200)
@@ -30,16 +30,13 @@ export const CreateSegmentBody = z
   .strictObject({ name: Name, description: Description.optional(), rules: SegmentRules })
   .openapi('CreateSegmentRequest');
 
-export const UpdateSegmentBody = z
-  .strictObject({
+export const UpdateSegmentBody = requireAChange(
+  z.strictObject({
     name: Name.optional(),
     description: Description.optional(),
     rules: SegmentRules.optional(),
-  })
-  .refine((body) => Object.keys(body).length > 0, {
-    message: 'give at least one of name, description, rules',
-  })
-  .openapi('UpdateSegmentRequest');
+  }),
+).openapi('UpdateSegmentRequest');
 
 export const SegmentParams = WorkspaceParams.extend({ segmentId: z.string().min(1) });
 

@@ -1,7 +1,14 @@
 // Request and response schemas of the webhook routes. Rules that depend on configuration (https
 // only in production, private addresses) are checked in the service, which knows the config.
 import { z } from 'zod';
-import { pageQuery, paginated, QueryBoolean, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import {
+  pageQuery,
+  paginated,
+  QueryBoolean,
+  requireAChange,
+  Timestamp,
+  WorkspaceParams,
+} from '../http/validation.ts';
 import { EventTypeSchema } from './eventSchemas.ts';
 
 export const DirectionSchema = z.enum(['INBOUND', 'OUTBOUND']).openapi('WebhookDirection');
@@ -103,20 +110,17 @@ export const CreateEndpointBody = z
   .openapi('CreateWebhookEndpointRequest');
 export type CreateEndpointInput = z.output<typeof CreateEndpointBody>;
 
-export const UpdateEndpointBody = z
-  .strictObject({
-    name: Name,
-    url: WebhookUrl,
-    events: Events,
-    active: z.boolean(),
-    signatureScheme: SignatureSchemeSchema.openapi({ description: 'INBOUND only.' }),
-  })
-  .partial()
-  .refine(
-    (body) => Object.keys(body).length > 0,
-    'send at least one of name, url, events, active, signatureScheme',
-  )
-  .openapi('UpdateWebhookEndpointRequest');
+export const UpdateEndpointBody = requireAChange(
+  z
+    .strictObject({
+      name: Name,
+      url: WebhookUrl,
+      events: Events,
+      active: z.boolean(),
+      signatureScheme: SignatureSchemeSchema.openapi({ description: 'INBOUND only.' }),
+    })
+    .partial(),
+).openapi('UpdateWebhookEndpointRequest');
 export type UpdateEndpointInput = z.output<typeof UpdateEndpointBody>;
 
 export const EndpointSchema = z

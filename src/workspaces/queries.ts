@@ -102,3 +102,14 @@ export async function lockAndCountAdmins(db: Db, workspaceId: string): Promise<n
   `);
   return rows.length;
 }
+
+export async function updateWorkspaceName(db: Db, workspaceId: string, name: string) {
+  await db.query(sql.typeAlias('void')`update workspaces set name = ${name} where id = ${workspaceId}`);
+}
+
+/** The workspace's name, its row locked (a deletion must not race a rename or another deletion). */
+export async function lockWorkspaceName(db: Db, workspaceId: string): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ name: z.string() }))`
+    select name from workspaces where id = ${workspaceId} for update
+  `);
+}

@@ -4,23 +4,28 @@ import { access, defineRoute } from '../http/route.ts';
 import { WorkspaceParams } from '../http/validation.ts';
 import { findWorkspaceOfUser, listMembers, listWorkspacesOfUser } from './queries.ts';
 import {
-  AddMemberBody,
   ChangeMemberBody,
   CreateWorkspaceBody,
+  DeleteWorkspaceBody,
   MemberParams,
   MemberSchema,
+  RenameWorkspaceBody,
   WorkspaceSchema,
 } from './schemas.ts';
 import {
-  addMember,
   changeMemberRole,
   createWorkspace,
+  deleteWorkspace,
   removeMember,
+  renameWorkspace,
   toMember,
   toWorkspace,
 } from './service.ts';
 
 const tags = ['Workspaces'];
+
+const LAST_ADMIN_LEAVING =
+  'You are the last ADMIN of this workspace: make another member ADMIN first, or delete the workspace.';
 
 function sessionUserId(principal: Principal): string {
   if (principal.kind !== 'session') throw new Error('session route reached without a session');
@@ -70,6 +75,55 @@ export const workspaceRoutes = [
     }),
   }),
   defineRoute({
+    method: 'patch',
+    path: '/api/workspaces/{workspaceId}',
+    operationId: 'workspaces.rename',
+    summary: 'Rename the workspace',
+    tags,
+    access: access.workspace(null, { admin: true }),
+    params: WorkspaceParams,
+    body: RenameWorkspaceBody,
+    responses: { 200: { description: 'The renamed workspace', schema: WorkspaceSchema } },
+    handler: async ({ app, principal, workspaceId, body }) => ({
+      status: 200,
+      body: await renameWorkspace(app.db, workspaceId, sessionUserId(principal), body.name),
+    }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/workspaces/{workspaceId}',
+    operationId: 'workspaces.delete',
+    summary: 'Delete the workspace and everything in it',
+    description:
+      'Permanent: contacts, events, segments, campaigns, scores, keys, webhooks, members and ' +
+      "invitations all go. The body must repeat the workspace's name (`confirmName`).",
+    tags,
+    access: access.workspace(null, { admin: true }),
+    params: WorkspaceParams,
+    body: DeleteWorkspaceBody,
+    responses: { 204: { description: 'Deleted' } },
+    errors: { 400: 'The request is invalid, or `confirmName` is not the workspace’s name.' },
+    handler: async ({ app, workspaceId, body }) => {
+      await deleteWorkspace(app.db, workspaceId, body.confirmName);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/workspaces/{workspaceId}/leave',
+    operationId: 'workspaces.leave',
+    summary: 'Leave the workspace (any member; not the last ADMIN)',
+    tags,
+    access: access.workspace(null),
+    params: WorkspaceParams,
+    responses: { 204: { description: 'No longer a member' } },
+    errors: { 409: 'The caller is the last ADMIN: promote another member, or delete the workspace.' },
+    handler: async ({ app, principal, workspaceId }) => {
+      await removeMember(app.db, workspaceId, sessionUserId(principal), LAST_ADMIN_LEAVING);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/api/workspaces/{workspaceId}/members',
     operationId: 'members.list',
@@ -81,22 +135,6 @@ export const workspaceRoutes = [
     handler: async ({ app, workspaceId }) => ({
       status: 200,
       body: (await listMembers(app.db, workspaceId)).map(toMember),
-    }),
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/api/workspaces/{workspaceId}/members',
-    operationId: 'members.add',
-    summary: 'Add an existing user to the workspace',
-    tags,
-    access: access.workspace(null, { admin: true }),
-    params: WorkspaceParams,
-    body: AddMemberBody,
-    responses: { 201: { description: 'The new member', schema: MemberSchema } },
-    errors: { 409: 'The user is already a member.' },
-    handler: async ({ app, workspaceId, body }) => ({
-      status: 201,
-      body: await addMember(app.db, workspaceId, body),
     }),
   }),
   defineRoute({

@@ -4,16 +4,20 @@ import { findUserByEmail } from '../accounts/queries.ts';
 import { normaliseEmail } from '../accounts/service.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import type { Role } from '../http/principal.ts';
+import { deleteWorkspaceRows } from './deletion.ts';
 import {
   deleteMember,
   findMember,
+  findWorkspaceOfUser,
   insertMember,
   insertWorkspace,
   lockAndCountAdmins,
+  lockWorkspaceName,
   type MemberRow,
   updateMemberRole,
+  updateWorkspaceName,
   type WorkspaceWithRoleRow,
 } from './queries.ts';
 
@@ -41,6 +45,7 @@ export async function createWorkspace(
   );
 }
 
+/** Adds a registered user at once (the CLI's `admin create`; the API invites instead). */
 export async function addMember(
   db: Db,
   workspaceId: string,
@@ -73,12 +78,43 @@ export async function changeMemberRole(pool: DatabasePool, workspaceId: string, 
   });
 }
 
-export async function removeMember(pool: DatabasePool, workspaceId: string, userId: string): Promise<void> {
+/** Removes a member (an ADMIN's act, or a member leaving); the last ADMIN stays: 409. */
+export async function removeMember(
+  pool: DatabasePool,
+  workspaceId: string,
+  userId: string,
+  lastAdminMessage = LAST_ADMIN,
+): Promise<void> {
   await pool.transaction(async (tx) => {
     const admins = await lockAndCountAdmins(tx, workspaceId);
     const member = await findMember(tx, workspaceId, userId);
     if (!member) throw new NotFoundError('Member');
-    if (member.role === 'ADMIN' && admins <= 1) throw new ConflictError(LAST_ADMIN, 'last-admin');
+    if (member.role === 'ADMIN' && admins <= 1) throw new ConflictError(lastAdminMessage, 'last-admin');
     await deleteMember(tx, workspaceId, userId);
+  });
+}
+
+export async function renameWorkspace(db: Db, workspaceId: string, userId: string, name: string) {
+  await updateWorkspaceName(db, workspaceId, name.trim());
+  return toWorkspace((await findWorkspaceOfUser(db, workspaceId, userId))!);
+}
+
+/**
+ * Deletes the workspace with everything in it, once the caller has typed its name: a slip of the
+ * id alone must not destroy a workspace.
+ */
+export async function deleteWorkspace(pool: DatabasePool, workspaceId: string, confirmName: string) {
+  await pool.transaction(async (tx) => {
+    const name = await lockWorkspaceName(tx, workspaceId);
+    if (name === null) throw new NotFoundError('Workspace');
+    if (confirmName !== name) {
+      throw new ValidationError([
+        {
+          path: 'body.confirmName',
+          message: 'must be the workspace’s name exactly, to confirm the deletion',
+        },
+      ]);
+    }
+    await deleteWorkspaceRows(tx, workspaceId);
   });
 }

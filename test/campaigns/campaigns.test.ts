@@ -51,7 +51,8 @@ describe('campaigns: definition and status', () => {
       expect((await admin.patch(`${base}/campaigns/${id}`, { name: 'Renamed' })).body.name).to.equal(
         'Renamed',
       );
-      expectProblem(await admin.patch(`${base}/campaigns/${id}`, { steps: STEPS }), 409);
+      const notDraft = expectProblem(await admin.patch(`${base}/campaigns/${id}`, { steps: STEPS }), 409);
+      expect(notDraft.detail).to.match(/^An active campaign can only be renamed/);
       expectProblem(await admin.delete(`${base}/campaigns/${id}`), 409);
       await admin.post(`${base}/campaigns/${id}/archive`);
       expectProblem(await admin.patch(`${base}/campaigns/${id}`, { name: 'x' }), 409);
@@ -117,7 +118,7 @@ describe('campaigns: definition and status', () => {
       const empty = await admin.patch(`${base}/campaigns/${id}`, {});
       expectProblem(empty, 400);
       expect(empty.body.errors).to.deep.equal([
-        { path: 'body', message: 'give at least one of name, trigger, steps, reentry' },
+        { path: 'body', message: 'nothing to change: send at least one of name, trigger, steps, reentry' },
       ]);
     });
 

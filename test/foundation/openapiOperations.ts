@@ -10,6 +10,7 @@ export type Operation = {
   parameters?: (HeaderObject & { name: string; in: string })[];
   responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, HeaderObject> }>;
   'x-required-scope'?: string;
+  'x-required-role'?: 'ADMIN' | 'MEMBER';
 };
 
 export type OpenApiDocument = {

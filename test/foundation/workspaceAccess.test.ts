@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { SCOPES } from '../../src/apiKeys/scopes.ts';
 import { Client, type TestResponse } from '../support/client.ts';
 import { keyClient, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
+import { memberOf } from './helpers.ts';
 import { fillPath, type Operation, operationsOf } from './openapiOperations.ts';
 
 type WorkspaceOperation = { method: string; path: string; operation: Operation };
@@ -57,6 +58,34 @@ describe('workspace access on every workspace route (from the OpenAPI document)'
       'keys.list',
       'keys.revoke',
     ]);
+  });
+
+  it('declares x-required-role on every workspace operation', () => {
+    const missing = operations.filter(
+      ({ operation }) => !['ADMIN', 'MEMBER'].includes(operation['x-required-role'] ?? ''),
+    );
+    expect(missing.map(({ operation }) => operation.operationId)).to.deep.equal([]);
+  });
+
+  it('refuses a MEMBER session 403 exactly where x-required-role is ADMIN', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const member = await memberOf(admin, workspaceId, 'MEMBER');
+    // Leaving ends the membership, so it goes last.
+    const ordered = [...operations].sort(
+      (a, b) =>
+        Number(a.operation.operationId === 'workspaces.leave') -
+        Number(b.operation.operationId === 'workspaces.leave'),
+    );
+    const wrong: string[] = [];
+    for (const entry of ordered) {
+      const response = await call(member.client, entry, workspaceId);
+      const adminOnly = entry.operation['x-required-role'] === 'ADMIN';
+      if ((response.status === 403) !== adminOnly)
+        wrong.push(
+          `${entry.operation.operationId} (${entry.operation['x-required-role']}) → ${response.status}`,
+        );
+    }
+    expect(wrong).to.deep.equal([]);
   });
 
   it('answers 404 to a signed-in user who is not a member', async () => {

@@ -1,0 +1,118 @@
+// Invitations. An ADMIN invites an email with a role; the answer is the same invitation object
+// whether or not someone has registered with that email, so inviting cannot be used to learn who
+// has an account. A registered person becomes a member at once (the inviting ADMIN then sees them
+// among the members; only that ADMIN, who typed the email, can tell); anyone else becomes one when
+// they register or sign in with that email before the invitation expires.
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { findUserByEmail } from '../accounts/queries.ts';
+import { newId } from '../db/ids.ts';
+import { type Db, sql } from '../db/pool.ts';
+import { ConflictError, NotFoundError } from '../http/errors.ts';
+import type { Role } from '../http/principal.ts';
+import { findMember } from './queries.ts';
+
+const InvitationRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['ADMIN', 'MEMBER']),
+  invited_by: z.string().nullable(),
+  expires_at: z.string(),
+  created_at: z.string(),
+});
+type InvitationRow = z.infer<typeof InvitationRow>;
+
+export type Invitation = {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string | null;
+  expiresAt: string;
+  createdAt: string;
+};
+
+function toInvitation(row: InvitationRow): Invitation {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    invitedBy: row.invited_by,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+  };
+}
+
+const columns = sql.fragment`id, email, role, invited_by, expires_at, created_at`;
+
+/** Creates the pending invitation, or renews the one already pending for this email. */
+async function upsertInvitation(
+  db: Db,
+  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryDays: number },
+) {
+  return db.one(sql.type(InvitationRow)`
+    insert into invitations (id, workspace_id, email, role, invited_by, expires_at)
+    values (${newId('invitation')}, ${input.workspaceId}, ${input.email}, ${input.role}, ${input.invitedBy},
+            now() + make_interval(days => ${input.expiryDays}))
+    on conflict (workspace_id, email) where accepted_at is null
+    do update set role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at,
+      created_at = now()
+    returning ${columns}
+  `);
+}
+
+/**
+ * Turns the email's open invitations into memberships (a membership it already has is kept as it
+ * is). `workspaceId` limits it to one workspace. Expired invitations stay pending until revoked.
+ */
+async function acceptOpenInvitations(db: Db, user: { id: string; email: string }, workspaceId?: string) {
+  const onlyWorkspace = workspaceId ? sql.fragment`and workspace_id = ${workspaceId}` : sql.fragment``;
+  await db.query(sql.typeAlias('void')`
+    with accepted as (
+      update invitations set accepted_at = now()
+      where email = ${user.email} and accepted_at is null and expires_at > now() ${onlyWorkspace}
+      returning workspace_id, role
+    )
+    insert into memberships (workspace_id, user_id, role)
+    select workspace_id, ${user.id}, role from accepted
+    on conflict (workspace_id, user_id) do nothing
+  `);
+}
+
+/** At registration and sign-in: the person joins every workspace that invited their email. */
+export async function acceptInvitations(db: Db, user: { id: string; email: string }): Promise<void> {
+  await acceptOpenInvitations(db, user);
+}
+
+export async function inviteMember(
+  pool: DatabasePool,
+  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryDays: number },
+): Promise<Invitation> {
+  return pool.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, input.email);
+    if (user && (await findMember(tx, input.workspaceId, user.id))) {
+      // Only a member of this workspace, whom the ADMIN can list anyway, is told apart.
+      throw new ConflictError('This person is already a member of the workspace.', 'already-member');
+    }
+    const invitation = await upsertInvitation(tx, input);
+    if (user) await acceptOpenInvitations(tx, user, input.workspaceId);
+    return toInvitation(invitation);
+  });
+}
+
+export async function listInvitations(db: Db, workspaceId: string): Promise<Invitation[]> {
+  const rows = await db.any(sql.type(InvitationRow)`
+    select ${columns} from invitations
+    where workspace_id = ${workspaceId} and accepted_at is null
+    order by created_at, id
+  `);
+  return rows.map(toInvitation);
+}
+
+export async function revokeInvitation(db: Db, workspaceId: string, invitationId: string): Promise<void> {
+  const deleted = await db.maybeOne(sql.typeAlias('id')`
+    delete from invitations
+    where workspace_id = ${workspaceId} and id = ${invitationId} and accepted_at is null
+    returning id
+  `);
+  if (!deleted) throw new NotFoundError('Invitation');
+}
