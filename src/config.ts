@@ -19,6 +19,14 @@ const environmentSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   INGEST_MAX_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  // Past a few thousand levels, recursive code (and PostgreSQL's jsonb parser) runs out of stack.
+  JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(32),
+  JSON_MAX_ARRAY_ITEMS: z.coerce
+    .number()
+    .int()
+    .min(1000, 'must be at least 1000 (a batch holds up to 1000 events)')
+    .default(10_000),
+  JSON_MAX_OBJECT_KEYS: z.coerce.number().int().min(1).default(1000),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
