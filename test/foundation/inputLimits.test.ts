@@ -2,12 +2,13 @@
 // object keys, and numbers that would be stored changed. Each is a 400 naming the field, on every
 // route (inbound webhooks included), and changes nothing; the requests around it are unaffected.
 import { expect } from 'chai';
+import { ConfigError, parseConfig } from '../../src/config.ts';
 import { sql } from '../../src/db/pool.ts';
 import { workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { server, startSecondWeb } from '../support/server.ts';
 
 /** `{"a":[[[…1…]]]}` as text: JSON.stringify itself cannot nest this deep. */
 const deepText = (levels: number, wrap = (inner: string) => `{"a":${inner}}`) =>
@@ -75,6 +76,40 @@ describe('input limits on JSON bodies', () => {
     const response = await post(admin, `${base}/events`, `{"type":"t","metadata":${deepText(31)}}`);
     expectFieldError(response, `body.metadata.a${'.0'.repeat(30)}`, /deeper than 32 levels/);
     await expectDocumented('post', '/api/workspaces/{workspaceId}/events', response);
+  });
+
+  it('takes its limits from the configuration, refusing values that would break the API', async () => {
+    const web = await startSecondWeb({ JSON_MAX_DEPTH: 3, JSON_MAX_OBJECT_KEYS: 2 });
+    try {
+      const { admin, base } = await workspace();
+      const at = (body: string) =>
+        fetch(`${web.url}${base}/contacts`, {
+          method: 'POST',
+          headers: { cookie: admin.cookieHeader, 'content-type': 'application/json' },
+          body,
+        });
+      expect((await at('{"attributes":{"a":[1]}}')).status).to.equal(201);
+      const deeper = await at('{"attributes":{"a":[[1]]}}');
+      expect(deeper.status).to.equal(400);
+      expect((await deeper.json()).errors[0]).to.deep.equal({
+        path: 'body.attributes.a.0',
+        message: 'nests arrays and objects deeper than 3 levels',
+      });
+      expect((await at('{"attributes":{"a":1,"b":2,"c":3}}')).status).to.equal(400);
+    } finally {
+      await web.stop();
+    }
+    for (const [name, value] of [
+      ['JSON_MAX_DEPTH', '1'],
+      ['JSON_MAX_DEPTH', 'deep'],
+      ['JSON_MAX_ARRAY_ITEMS', '10'],
+      ['JSON_MAX_OBJECT_KEYS', '0'],
+    ]) {
+      expect(() => parseConfig({ [name]: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes(`${name}: `);
+    }
   });
 
   it('30 events sent beside 3 hostile ones are all answered 201 and stored', async () => {
