@@ -73,6 +73,11 @@ describe('input limits on JSON bodies', () => {
     // The body is level 1, metadata 2, its arrays 3 and on: 30 of them reach 32 levels.
     const atLimit = await post(admin, `${base}/events`, `{"type":"t","metadata":${deepText(30)}}`);
     expect(atLimit.status, atLimit.text).to.equal(201);
+    // Brackets, digits and escaped quotes inside strings are text, not structure or numbers.
+    const text = { 'k\\"[': `${'['.repeat(5000)}\\"{`, digits: '12345678901234567890' };
+    const inStrings = await admin.post(`${base}/events`, { type: 't', metadata: text });
+    expect(inStrings.status, inStrings.text).to.equal(201);
+    expect(inStrings.body.metadata).to.deep.equal(text);
     const response = await post(admin, `${base}/events`, `{"type":"t","metadata":${deepText(31)}}`);
     expectFieldError(response, `body.metadata.a${'.0'.repeat(30)}`, /deeper than 32 levels/);
     await expectDocumented('post', '/api/workspaces/{workspaceId}/events', response);
