@@ -66,6 +66,10 @@ const environmentSchema = z.object({
   DATABASE_ACQUIRE_TIMEOUT_MS: durationMs(5_000),
   DATABASE_STATEMENT_TIMEOUT_MS: durationMs(15_000),
   INGEST_MAX_WAIT_MS: wholeNumber(100, 600_000, ' of milliseconds').default(15_000),
+  // Past a few thousand levels, recursive code (and PostgreSQL's jsonb parser) runs out of stack.
+  JSON_MAX_DEPTH: wholeNumber(2, 1000).default(32),
+  JSON_MAX_ARRAY_ITEMS: wholeNumber(1000, undefined, ' (a batch holds up to 1000 events)').default(10_000),
+  JSON_MAX_OBJECT_KEYS: wholeNumber(1).default(1000),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -1,12 +1,8 @@
 import { z } from 'zod';
+import { emailAddress } from '../http/email.ts';
 import { Timestamp } from '../http/validation.ts';
 
-export const Email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email({ message: 'must be a valid email address' }).max(254))
-  .openapi({ type: 'string', format: 'email', example: 'ada@example.com' });
+export const Email = emailAddress({ message: 'must be a valid email address', maxLength: 254 });
 
 export const RegisterBody = z
   .strictObject({

@@ -2,6 +2,7 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
+import { normaliseEmailText } from '../http/email.ts';
 import { ConflictError, UnauthorizedError } from '../http/errors.ts';
 import { acceptInvitations } from '../workspaces/invitations.ts';
 import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
@@ -15,7 +16,7 @@ export function toUser(row: UserRow): User {
 }
 
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return normaliseEmailText(email);
 }
 
 export async function registerUser(

@@ -1,6 +1,7 @@
 // Request and response shapes of contacts. The field schemas are shared with event ingestion,
 // which finds or creates contacts from the same identifiers.
 import { z } from 'zod';
+import { emailAddress } from '../http/email.ts';
 import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
 
 /** A string of at most `max` characters (NUL characters are refused for every request in http/). */
@@ -13,13 +14,8 @@ export const JsonObject = z
   .record(z.string(), z.unknown())
   .openapi({ type: 'object', additionalProperties: true, example: { plan: 'pro' } });
 
-/** Stored trimmed and lowercased, so uniqueness is case-insensitive. */
-export const Email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email('must be an email address').max(320, 'must be at most 320 characters'))
-  .openapi({ type: 'string', format: 'email', example: 'ada@example.com' });
+/** Internationalised addresses too; stored trimmed, lowercased and NFC, so uniqueness ignores case. */
+export const Email = emailAddress({ message: 'must be an email address', maxLength: 320 });
 
 export const Name = text(200).transform((value) => value.trim());
 export const Phone = text(50).transform((value) => value.trim());

@@ -9,12 +9,19 @@
 //   group (waiting on a batch import's row locks, say) never holds up another workspace.
 // - While a workspace's group runs, its new requests wait and leave together when it ends, or
 //   beside it once MIN_OVERLAPPING_GROUP wait (at most GROUPS_PER_WORKSPACE at a time).
-// - A group that fails on something one request can cause (an unknown contactId, a reused
-//   idempotency key, bad data, a deadlock with another group) is rolled back whole and its requests
-//   are run again one by one, so one request's error is never another's. Any other failure (the
-//   database down or overloaded) is every request's answer at once, as alone it would have been.
-import type { DatabasePool } from 'slonik';
-import { AppError, ServiceUnavailableError } from '../http/errors.ts';
+// - A group that fails is rolled back whole and its requests are run again one by one, so one
+//   request's error is never another's: an unknown contactId, a reused idempotency key, bad data, a
+//   deadlock with another group, or any error thrown while preparing one request's rows. Only a
+//   failure of the database itself (connection lost or refused, out of resources, shutting down,
+//   statement timeout) is every request's answer at once, as alone it would have been; running
+//   each again would only wait on the same failure once per request.
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+  type DatabasePool,
+} from 'slonik';
+import { ServiceUnavailableError } from '../http/errors.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 
 /** Groups in flight per process; each holds a pooled connection (the default pool has 10). */
@@ -29,8 +36,11 @@ const MAX_GROUP = 100;
  * groups of one or two, each paying the whole pipeline's round-trips.
  */
 const MIN_OVERLAPPING_GROUP = 16;
-/** SQLSTATE classes a single request's data can cause: data exception, integrity, rollback. */
-const REQUEST_SQLSTATE_CLASSES = new Set(['22', '23', '40']);
+/**
+ * SQLSTATE classes of the database failing rather than a request: connection exception,
+ * insufficient resources, operator intervention (shutdown, statement timeout), system error.
+ */
+const DATABASE_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
 
 type Waiting = {
   item: IngestItem;
@@ -51,9 +61,21 @@ function sqlState(error: unknown): string | null {
   return null;
 }
 
-function oneRequestMayCause(error: unknown): boolean {
+/** Whether the database itself failed (every request would fail alone too); anything else may be one request's doing. */
+function databaseFailed(error: unknown): boolean {
+  if (
+    error instanceof ServiceUnavailableError ||
+    error instanceof ConnectionError ||
+    error instanceof BackendTerminatedError ||
+    error instanceof BackendTerminatedUnexpectedlyError
+  ) {
+    return true;
+  }
   const state = sqlState(error);
-  return error instanceof AppError || (state !== null && REQUEST_SQLSTATE_CLASSES.has(state.slice(0, 2)));
+  if (state !== null) return DATABASE_SQLSTATE_CLASSES.has(state.slice(0, 2));
+  // A socket that failed (ECONNRESET, ECONNREFUSED, ETIMEDOUT …) without a SQLSTATE.
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
 class IngestCoalescer {
@@ -161,7 +183,7 @@ class IngestCoalescer {
     } catch (error) {
       // Once the pipeline ran, only COMMIT can have failed, and whether it took is unknown: running
       // the events again could store them twice.
-      if (progress.applied || group.length === 1 || !oneRequestMayCause(error)) {
+      if (progress.applied || group.length === 1 || databaseFailed(error)) {
         for (const waiting of group) waiting.reject(error);
         return;
       }

@@ -13,6 +13,7 @@ import { contactEventData } from '../contacts/present.ts';
 import type { ContactRow } from '../contacts/queries.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
+import { normaliseEmailText } from '../http/email.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { emitMany } from '../outbox/emit.ts';
 import type { IngestItem } from './ingest.ts';
@@ -92,7 +93,7 @@ class PendingContacts {
 }
 
 export function normaliseEmail(email: string | undefined): string | undefined {
-  const value = email?.trim().toLowerCase();
+  const value = email === undefined ? undefined : normaliseEmailText(email);
   return value ? value : undefined;
 }
 

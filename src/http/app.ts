@@ -18,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.ts';
+import { findJsonLimitBreach, type JsonLimits, jsonLimitsOf, refuseJsonLimitBreach } from './jsonLimits.ts';
 import { MALFORMED_JSON } from './malformedJson.ts';
 import { installPages } from './pages.ts';
 import { presentsApiKey } from './principal.ts';
@@ -190,12 +191,15 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
 /**
  * Inbound webhook bodies are read raw and parsed here, not by express.json: a malformed body sent
  * to a known endpoint is still a receipt to record (as a failed delivery), so it must reach the
- * route instead of ending in the parser's 400. body-parser skips requests already read.
+ * route instead of ending in the parser's 400. body-parser skips requests already read. A body
+ * beyond the JSON limits is no receipt: it is refused before parsing, as on every other route.
  */
-const inboundWebhookBody: RequestHandler[] = [
+const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
   (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, next) : next()),
   (req, _res, next) => {
     if (!isInboundWebhook(req) || !Buffer.isBuffer(req.body)) return next();
+    const breach = findJsonLimitBreach(req.body, limits);
+    if (breach) return next(new ValidationError([breach]));
     req.rawBody = req.body;
     try {
       req.body = req.rawBody.length === 0 ? undefined : JSON.parse(req.rawBody.toString('utf8'));
@@ -218,13 +222,20 @@ export function createApp(context: AppContext) {
   const sessions = createSessionMiddleware(context.config, context.databaseUrl, context.log);
   app.use(unlessApiKey(sessions.middleware), enforceSessionLifetime(context.config));
 
+  const limits = jsonLimitsOf(context.config);
   app.use(
     '/api',
     requestGuards(context),
-    inboundWebhookBody,
+    inboundWebhookBody(limits),
     // A GET/HEAD/OPTIONS body means nothing: it is left unread, so it can neither fail to parse nor
     // be too large (the document lists no 413 for a body on those).
-    unlessSafeMethod(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] })),
+    unlessSafeMethod(
+      express.json({
+        limit: BODY_LIMIT,
+        type: ['application/json', 'application/*+json'],
+        verify: refuseJsonLimitBreach(limits),
+      }),
+    ),
     refuseUnstorableText,
   );
   mountRoutes(app, context, allRoutes());

@@ -1,6 +1,7 @@
 // Request and response schemas of the webhook routes. Rules that depend on configuration (https
 // only in production, private addresses) are checked in the service, which knows the config.
 import { z } from 'zod';
+import { emailAddress } from '../http/email.ts';
 import {
   pageQuery,
   paginated,
@@ -208,7 +209,7 @@ export const RetryAcceptedSchema = z
 export const InboundPayloadSchema = z
   .object({
     type: z.string().trim().min(1, 'is required').max(200),
-    email: z.email('must be an email address').max(320).optional(),
+    email: emailAddress({ message: 'must be an email address', maxLength: 320 }).optional(),
     contactId: z.string().max(100).optional(),
     firstName: z.string().max(200).optional(),
     lastName: z.string().max(200).optional(),

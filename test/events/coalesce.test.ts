@@ -2,6 +2,7 @@
 // Whatever group a request lands in, it must answer exactly as it would alone.
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
+import { ingestCoalesced } from '../../src/events/coalesce.ts';
 import type { TestResponse } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, keyClient } from '../support/factories.ts';
@@ -64,6 +65,27 @@ describe('events: concurrent single events', () => {
     const others = responses.filter((_, i) => i !== 20 && i !== 40);
     for (const response of others) expect(response.status, response.text).to.equal(201);
     expect(await eventCount(workspaceId)).to.equal(1 + others.length);
+  });
+
+  it("an error one request's rows cause, of any kind, fails that request alone; its group is stored", async () => {
+    const { workspaceId } = await workspace();
+    // Nested past what JSON.stringify and PostgreSQL's jsonb parser can follow: preparing this
+    // request's rows throws (a RangeError or a stack-depth error), whatever the HTTP layer refuses.
+    let nested: unknown = 1;
+    for (let i = 0; i < 100_000; i++) nested = [nested];
+    const ingest = (metadata: Record<string, unknown>, i: number) =>
+      ingestCoalesced(
+        server().context.db,
+        workspaceId,
+        { type: 'click', email: `n${i}@example.com`, metadata },
+        15_000,
+      );
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 33 }, (_, i) => ingest(i % 11 === 5 ? { a: nested } : { i }, i)),
+    );
+    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [i] : []));
+    expect(failed).to.deep.equal([5, 16, 27]);
+    expect(await eventCount(workspaceId)).to.equal(30);
   });
 
   it('concurrent requests with one Idempotency-Key store one event; the rest replay it', async () => {

@@ -2,7 +2,8 @@
 // problem+json and changes nothing; no input may produce a 500". For each operation, as an ADMIN
 // session of a real workspace (and with a full-scope API key where the route takes keys), it sends a
 // bounded, deterministic set of inputs derived from the operation's parameters and request body:
-// wrong JSON types, missing required fields, 100 KB strings, 200-deep nesting, unicode edge cases,
+// wrong JSON types, missing required fields, 100 KB strings, 200- and 5,000-deep nesting, arrays of
+// 20,000 items and objects of 2,000 keys, unicode edge cases,
 // out-of-range numbers, hostile path and query values, ids of another workspace, and bodies that are
 // not JSON objects at all. Requests go out through node:http so paths reach the server unnormalised.
 import http from 'node:http';
@@ -37,6 +38,10 @@ const TIMESTAMPS = [
 ];
 const DURATIONS = ['P99999999999Y', 'P1000000000D', 'PT99999999999999999999S', 'PT0S', '-P1D', 'P1.5D', 'P'];
 const WRONG_TYPES: unknown[] = ['string', 1, true, {}, [], null];
+const HUGE_ARRAY = Array.from({ length: 20_000 }, () => 0);
+/** 5,000 nested arrays, as raw text: JSON.stringify cannot nest that deep. */
+const DEEP_TEXT = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+const MANY_KEYS = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
@@ -156,7 +161,7 @@ const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(valu
 function hostileValues(value: unknown): unknown[] {
   const kind = kindOf(value);
   const values = WRONG_TYPES.filter((candidate) => kindOf(candidate) !== kind);
-  values.push(deep(200));
+  values.push(deep(200), raw(DEEP_TEXT), HUGE_ARRAY, MANY_KEYS);
   if (kind === 'string') values.push(HUGE, '', SQLISH, ...UNICODE, `${value}${'\u0301'.repeat(50)}`);
   if (kind === 'string' && /^\d{4}-\d\d-\d\d/.test(value as string)) values.push(...TIMESTAMPS);
   if (kind === 'string' && /^P/.test(value as string)) values.push(...DURATIONS);
@@ -172,7 +177,11 @@ function hostileValues(value: unknown): unknown[] {
   if (kind === 'object') {
     const hostileKeys = [HUGE, '..', 'a..b', '.', 'a.b.c', SQLISH, '$[*]', '\ud800', '😀', '__proto__', ''];
     for (const key of hostileKeys) values.push({ ...(value as object), [key]: 'x' });
-    values.push({ ...(value as object), nested: deep(200) }, { ...(value as object), big: raw('1e309') });
+    values.push(
+      { ...(value as object), nested: deep(200) },
+      { ...(value as object), nested: raw(DEEP_TEXT) },
+      { ...(value as object), big: raw('1e309') },
+    );
   }
   return values;
 }
@@ -208,6 +217,8 @@ function bodyCases(
     ['top-level true', 'true'],
     ['top-level 200-deep object', serialise(deep(200))],
     ['top-level 200-deep array', `${'['.repeat(200)}${']'.repeat(200)}`],
+    ['top-level 5,000-deep array', DEEP_TEXT],
+    ['top-level object of 2,000 keys', serialise({ ...(seedBody as object), ...MANY_KEYS })],
     ['lone surrogate key', '{"\\ud800":1}'],
     ['NUL escape key', '{"\\u0000":1}'],
     ['JSON as text/plain', serialise(seedBody), 'text/plain'],
@@ -719,6 +730,33 @@ describe('hostile input on every operation (from the OpenAPI document)', functio
       `/api/workspaces/${a.workspaceId}/webhooks/deliveries?endpointId=${a.ids.endpointId}`,
     );
     expect(after).to.be.at.least(before);
+  });
+
+  it('answers concurrent normal events 201 and stores them, whatever hostile requests are sent beside them', async () => {
+    const auth = { cookie: a.admin.cookieHeader };
+    const base = `/api/workspaces/${a.workspaceId}`;
+    const type = `neighbour.${Date.now()}`;
+    const event = (metadata: unknown) => serialise({ type: 'hostile', metadata });
+    const hostile: [string, string][] = [
+      [`${base}/events`, event({ a: raw(DEEP_TEXT) })],
+      [`${base}/events`, `{"type":"hostile","metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`],
+      [`${base}/events`, event({ list: HUGE_ARRAY })],
+      [`${base}/events`, event(MANY_KEYS)],
+      [`${base}/events`, event({ price: raw('1e400'), id: raw('12345678901234567890') })],
+      [`${base}/events/batch`, serialise({ events: [{ type: 'hostile', metadata: { a: raw(DEEP_TEXT) } }] })],
+      [`${base}/contacts`, serialise({ attributes: { a: raw(DEEP_TEXT) } })],
+      [`/api/webhooks/inbound/${a.ids.endpointId}`, event({ a: raw(DEEP_TEXT) })],
+    ];
+    const normal = Array.from({ length: 30 }, (_, i) => serialise({ type, metadata: { i } }));
+    const answers = await Promise.all([
+      ...normal.map((body) => send(auth, 'POST', `${base}/events`, body)),
+      ...hostile.map(([path, body]) => send(auth, 'POST', path, body)),
+    ]);
+    const normalAnswers = answers.slice(0, normal.length);
+    expect(normalAnswers.map((answer) => answer.status)).to.deep.equal(normal.map(() => 201));
+    for (const answer of answers.slice(normal.length)) expect(defect(answer), answer.text).to.equal('');
+    const stored = await send(auth, 'GET', `${base}/events?type=${type}&limit=200`);
+    expect(JSON.parse(stored.text)).to.have.length(normal.length);
   });
 
   it('left the other workspace exactly as it was', async () => {
