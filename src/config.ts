@@ -46,6 +46,16 @@ const environmentSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).optional(),
   SEGMENT_REFRESH_CRON: z.string().min(9).default('* * * * *'),
+  SEGMENT_RULE_MAX_DEPTH: z.coerce.number().int().min(1).max(10).default(5),
+  SEGMENT_RULE_MAX_CONDITIONS: z.coerce.number().int().min(1).max(1_000).default(50),
+  SEGMENT_RULE_MAX_EVENT_CONDITIONS: z.coerce.number().int().min(0).max(1_000).default(10),
+  SEGMENT_RULE_MAX_WHERE: z.coerce.number().int().min(0).max(10_000).default(20),
+  SEGMENTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100_000).default(100),
+  SEGMENT_COMPUTE_PAGE_SIZE: z.coerce.number().int().min(10).max(100_000).default(1_000),
+  SEGMENT_REFRESH_ROWS_PER_WORKSPACE: z.coerce.number().int().min(10).default(50_000),
+  SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
+  WORKSPACE_POOL_SHARE: z.coerce.number().int().min(1).max(200).default(5),
+  WORKSPACE_POOL_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });
 
