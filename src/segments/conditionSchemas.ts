@@ -34,7 +34,6 @@ export const RULE_LIMITS = {
   pathSegments: 10,
 };
 
-
 export type Scalar = string | number | boolean;
 export type MetadataCondition = { path: string; op: Op; value?: Scalar | Scalar[] };
 export type Comparison = { gte?: number; gt?: number; lte?: number; lt?: number; eq?: number };

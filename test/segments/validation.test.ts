@@ -107,7 +107,11 @@ describe('segments: rule validation', () => {
   it('refuses a rule tree past the cost limits, naming each limit, and creates nothing', async () => {
     // The shape that held the database for a minute per evaluation: 50 event conditions, each
     // reading up to a million events per contact through ten `where` clauses.
-    const where = Array.from({ length: 10 }, (_, n) => ({ path: 'tags', op: 'not_contains', value: `zz${n}` }));
+    const where = Array.from({ length: 10 }, (_, n) => ({
+      path: 'tags',
+      op: 'not_contains',
+      value: `zz${n}`,
+    }));
     const rules = { any: Array(50).fill({ event: 'purchase', count: { gte: 1_000_000 }, where }) };
     const response = await ctx.admin.post(`${ctx.base}/segments`, { name: 'Heavy', rules });
     expectProblem(response, 400);
@@ -123,7 +127,11 @@ describe('segments: rule validation', () => {
   });
 
   it('accepts a tree at the cost limits', async () => {
-    const where = Array.from({ length: 2 }, (_, n) => ({ path: 'tags', op: 'not_contains', value: `zz${n}` }));
+    const where = Array.from({ length: 2 }, (_, n) => ({
+      path: 'tags',
+      op: 'not_contains',
+      value: `zz${n}`,
+    }));
     const rules = { any: Array(10).fill({ event: 'purchase', where }) };
     const response = await ctx.admin.post(`${ctx.base}/segments`, { name: 'At the limit', rules });
     expect(response.status, response.text).to.equal(201);
