@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { shareByWorkspace } from './db/workspaceShare.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { createBoss } from './jobs/boss.ts';
@@ -45,7 +46,8 @@ export async function createContext(
   role: 'web' | 'worker' | 'cli',
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
-  const db = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  const pool = await createDatabasePool(databaseUrl, { maxPoolSize: config.DATABASE_POOL_SIZE });
+  const db = shareByWorkspace(pool, config.WORKSPACE_POOL_SHARE);
   const boss = createBoss(databaseUrl, role);
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
   await boss.start();
