@@ -72,7 +72,10 @@ class WorkspacePermits {
     const queue = this.waiting.get(workspaceId);
     const next = queue?.shift();
     if (queue?.length === 0) this.waiting.delete(workspaceId);
-    if (next) return next.grant();
+    if (next) {
+      next.grant();
+      return;
+    }
     const used = (this.inUse.get(workspaceId) ?? 1) - 1;
     if (used === 0) this.inUse.delete(workspaceId);
     else this.inUse.set(workspaceId, used);
