@@ -45,6 +45,9 @@ export const computeSegmentJob: JobDefinition<ComputePayload> = {
   name: COMPUTE_QUEUE,
   // notify: the worker wakes for a new page at once instead of at its next poll (seconds).
   queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 3_600, notify: true },
+  // After each fetch pg-boss waits for its next poll; a backlog of pages (many segments saved at
+  // once) is fetched continuously instead, ten pages a fetch, still one page at a time.
+  work: { batchSize: 10, burstWhenBatchFull: true },
   handler: async (context: AppContext, jobs) => {
     for (const job of jobs) {
       const payload = ComputePayload.parse(job.data);

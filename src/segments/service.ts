@@ -92,12 +92,13 @@ export async function createSegment(
 ) {
   const id = newId('segment');
   const fields = { name: input.name, description: input.description ?? null, rules: input.rules };
-  await app.db.transaction(async (tx) => {
+  // Read back inside the transaction: after the commit the job may already have finished.
+  return app.db.transaction(async (tx) => {
     await checkSegmentCap(tx, workspaceId);
     const write = (input: SegmentWrite) => insertSegment(tx, workspaceId, id, input);
     await writeAndCompute(app, tx, workspaceId, id, write, fields);
+    return getSegment(tx, workspaceId, id);
   });
-  return getSegment(app.db, workspaceId, id);
 }
 
 export async function updateSegment(
@@ -106,7 +107,7 @@ export async function updateSegment(
   segmentId: string,
   patch: { name?: string; description?: string | null; rules?: Rule },
 ) {
-  await app.db.transaction(async (tx) => {
+  return app.db.transaction(async (tx) => {
     if (!(await lockSegment(tx, workspaceId, segmentId))) throw new NotFoundError('Segment');
     const current = (await findSegment(tx, workspaceId, segmentId))!;
     const fields = {
@@ -115,10 +116,10 @@ export async function updateSegment(
       rules: patch.rules ?? current.rules,
     };
     const write = (input: SegmentWrite) => updateSegmentRow(tx, workspaceId, segmentId, input);
-    if (patch.rules) return writeAndCompute(app, tx, workspaceId, segmentId, write, fields);
-    await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
+    if (patch.rules) await writeAndCompute(app, tx, workspaceId, segmentId, write, fields);
+    else await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
+    return getSegment(tx, workspaceId, segmentId);
   });
-  return getSegment(app.db, workspaceId, segmentId);
 }
 
 /**
