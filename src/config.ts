@@ -101,6 +101,16 @@ const environmentSchema = z.object({
   WEBHOOK_LEASE_MS: wholeNumber(500, undefined, ' of milliseconds').optional(),
   WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: wholeNumber(0, 90 * 24 * 3600, ' of seconds').default(24 * 3600),
   SEGMENT_REFRESH_CRON: cronExpression.default('* * * * *'),
+  SEGMENT_RULE_MAX_DEPTH: wholeNumber(1, 10).default(5),
+  SEGMENT_RULE_MAX_CONDITIONS: wholeNumber(1, 1_000).default(50),
+  SEGMENT_RULE_MAX_EVENT_CONDITIONS: wholeNumber(0, 1_000).default(10),
+  SEGMENT_RULE_MAX_WHERE: wholeNumber(0, 10_000).default(20),
+  SEGMENTS_PER_WORKSPACE: wholeNumber(1, 100_000).default(100),
+  SEGMENT_COMPUTE_PAGE_SIZE: wholeNumber(10, 100_000).default(1_000),
+  SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
+  SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
+  WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),
+  WORKSPACE_POOL_WAIT_MS: wholeNumber(0, 60_000, ' of milliseconds').default(2_000),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
 });
 

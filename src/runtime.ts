@@ -10,6 +10,7 @@ import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
+import { shareByWorkspace } from './db/workspaceShare.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { createBoss } from './jobs/boss.ts';
@@ -47,13 +48,14 @@ export async function createContext(
   role: 'web' | 'worker' | 'cli',
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
-  const db = await createDatabasePool(databaseUrl, {
+  const pool = await createDatabasePool(databaseUrl, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
   });
   limitPasswordHashing({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE });
+  const db = shareByWorkspace(pool, config.WORKSPACE_POOL_SHARE);
   const boss = createBoss(databaseUrl, role);
   // A restart or failover of the database is expected now and then: pg-boss reconnects by itself.
   boss.on('error', (error) =>

@@ -16,11 +16,13 @@ export function installSegmentCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(
       run(async (options: { workspace?: string; json?: boolean }) => {
-        const results = await withDatabase(async ({ db }) => {
+        const results = await withDatabase(async ({ db, config }) => {
           if (options.workspace && !(await findWorkspaceById(db, options.workspace))) {
             throw new NotFoundError('Workspace', `No workspace ${options.workspace}.`);
           }
-          return refreshSegments(db, options.workspace ?? null);
+          // An operator asked for it now: the whole pass, still page by page, with no budget.
+          const budget = { rows: Infinity, ms: Infinity, pageSize: config.SEGMENT_COMPUTE_PAGE_SIZE };
+          return refreshSegments(db, options.workspace ?? null, budget);
         });
         print(!!options.json, { segments: results }, () =>
           results.length === 0

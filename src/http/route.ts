@@ -4,6 +4,7 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '../apiKeys/scopes.ts';
+import { runAsWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
 import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
@@ -150,6 +151,14 @@ const DEFAULT_ERRORS: Record<number, ErrorSpec> = {
   },
 };
 
+/** Workspace routes: the workspace's share of the database stayed busy (db/workspaceShare.ts). */
+const WORKSPACE_BUSY: ErrorSpec = {
+  description:
+    "The workspace's share of the database stayed busy with its other requests and jobs for " +
+    'WORKSPACE_POOL_WAIT_MS: nothing was done; retry after Retry-After.',
+  headers: RetryAfterHeader,
+};
+
 function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const statuses = new Set<number>([400]);
   const descriptions: Record<number, string> = {};
@@ -161,6 +170,7 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
   if (spec.access.kind === 'workspace') {
     statuses.add(403);
     statuses.add(404);
+    statuses.add(503);
   } else if (spec.access.kind === 'user') {
     statuses.add(403);
     descriptions[403] = changes
@@ -178,7 +188,8 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
   const errors: Record<string, object> = {};
   const extra = spec.errors ?? {};
   for (const status of [...statuses, ...Object.keys(extra).map(Number)]) {
-    const entry = extra[status] ?? descriptions[status] ?? DEFAULT_ERRORS[status];
+    const busy = status === 503 && spec.access.kind === 'workspace' ? WORKSPACE_BUSY : undefined;
+    const entry = extra[status] ?? descriptions[status] ?? busy ?? DEFAULT_ERRORS[status];
     const given = typeof entry === 'string' ? { description: entry } : entry;
     errors[status] = responseObject({
       ...given,
@@ -292,7 +303,12 @@ export function defineRoute<
     const query = parseWith(spec.query, withoutEmptyValues(routeQuery(req)), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
-    const reply = await spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
+    const handle = () => spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
+    // A workspace's requests draw on its share of the pool (db/workspaceShare.ts).
+    const reply =
+      spec.access.kind === 'workspace'
+        ? await runAsWorkspace(principalAndWorkspace.workspaceId, handle, app.config.WORKSPACE_POOL_WAIT_MS)
+        : await handle();
     checkResponse(spec as never, reply, app);
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.body === undefined) res.status(reply.status).end();

@@ -1,6 +1,6 @@
 // What the worker runs. A feature exports job definitions (pg-boss queues, optionally on a
 // schedule) and/or long-running services (e.g. the webhook dispatcher); each is listed here.
-import type { Job, QueueOptions, WorkOptions } from 'pg-boss';
+import type { Job, Queue, WorkOptions } from 'pg-boss';
 import type { AppContext } from '../http/context.ts';
 import { scoringJobs } from '../scoring/jobs.ts';
 import { segmentJobs } from '../segments/jobs.ts';
@@ -9,7 +9,7 @@ import { webhookDispatcher } from '../webhooks/dispatcher.ts';
 export type JobDefinition<T = unknown> = {
   /** Queue name, `feature.action`. */
   name: string;
-  queue?: Omit<QueueOptions, 'name'>;
+  queue?: Omit<Queue, 'name'>;
   work?: WorkOptions;
   /** Cron expression and payload for periodic work. */
   schedule?: { cron: string; data?: object };

@@ -1,7 +1,7 @@
-// Keeping segment_memberships true to the rules: for a few contacts inside the ingest
-// transaction, or for a whole workspace when a segment is created, edited or refreshed. Both are
-// one statement that computes the diff, applies it and returns it; every entry and exit is then
-// recorded as segment.entered / segment.exited in the same transaction.
+// Keeping segment_memberships true to the rules for a set of contacts: those an ingest touched, or
+// one page of a workspace when a segment is computed or refreshed (paging.ts). It is one statement
+// that computes the diff, applies it and returns it; every entry and exit is then recorded as
+// segment.entered / segment.exited in the same transaction.
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { preparedByText, sql, type Tx } from '../db/pool.ts';
@@ -194,37 +194,4 @@ export async function reevaluateSegmentsAndEnroll(
     );
   await emitChanges(tx, workspaceId, changes);
   return { changes, enrolled };
-}
-
-/**
- * Recomputes one segment over every contact of its workspace, set-based, and emits the changes.
- * Safe to run twice or beside ingest: inserts skip existing rows, deletes of gone rows do nothing.
- */
-export async function computeSegment(
-  tx: Tx,
-  workspaceId: string,
-  segment: SegmentRules,
-): Promise<SegmentChange[]> {
-  const rows = await tx.any(sql.type(ChangeRow)`
-    with matched as materialized (
-      select c.id from contacts c
-      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(segment.rules)}, false)
-    ),
-    entered as (
-      insert into segment_memberships (workspace_id, segment_id, contact_id)
-      select ${workspaceId}, ${segment.id}, id from matched
-      on conflict do nothing returning segment_id, contact_id
-    ),
-    exited as (
-      delete from segment_memberships m
-      where m.segment_id = ${segment.id} and not exists (select 1 from matched where matched.id = m.contact_id)
-      returning m.segment_id, m.contact_id
-    )
-    select segment_id, contact_id, 'entered' as change from entered
-    union all select segment_id, contact_id, 'exited' as change from exited
-    order by contact_id, change
-  `);
-  const changes = rows.map(toChange);
-  await emitChanges(tx, workspaceId, changes);
-  return changes;
 }

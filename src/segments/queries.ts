@@ -75,7 +75,7 @@ export async function updateSegment(db: Db, workspaceId: string, id: string, inp
     update segments set name = ${input.name}, description = ${input.description}, rules = ${sql.jsonb(input.rules)},
       depends_on_event_types = ${sql.array(d.eventTypes, 'text')}, depends_on_fields = ${sql.array(d.fields, 'text')},
       depends_on_score = ${d.score}, has_time_window = ${d.timeWindow}, status = ${input.status},
-      updated_at = clock_timestamp()
+      updated_at = clock_timestamp(), refresh_cursor = null
     where workspace_id = ${workspaceId} and id = ${id}
   `);
 }
@@ -111,10 +111,37 @@ export async function campaignsTriggeredBy(db: Db, workspaceId: string, segmentI
   `);
 }
 
-export async function countContacts(db: Db, workspaceId: string): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number().int() }))`
-    select count(*)::int as n from contacts where workspace_id = ${workspaceId}
+/** Serialises segment creation in a workspace for the rest of the transaction, so the cap holds. */
+export async function lockWorkspaceSegments(db: Db, workspaceId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    select pg_advisory_xact_lock(hashtextextended(${`segments.create:${workspaceId}`}, 0))
   `);
+}
+
+/** A position in a workspace's contacts, in (created_at, id) order; created_at at full precision. */
+export const ContactCursor = z.object({ createdAt: z.string(), id: z.string() });
+export type ContactCursor = z.infer<typeof ContactCursor>;
+
+const PageRow = z.object({ id: z.string(), created_at_text: z.string() });
+
+/** The ids of up to `limit` contacts after `after`, through the (workspace, created_at, id) index. */
+export async function findContactPage(
+  db: Db,
+  workspaceId: string,
+  after: ContactCursor | null,
+  limit: number,
+) {
+  const rows = await db.any(sql.type(PageRow)`
+    select id, created_at::text as created_at_text from contacts
+    where workspace_id = ${workspaceId}
+      ${after ? sql.fragment`and (created_at, id) > (${after.createdAt}::timestamptz, ${after.id})` : sql.fragment``}
+    order by created_at, id limit ${limit}
+  `);
+  const last = rows.at(-1);
+  return {
+    ids: rows.map((row) => row.id),
+    next: last ? { createdAt: last.created_at_text, id: last.id } : null,
+  };
 }
 
 /** Segments an ingest change can move: those depending on the event types, fields or score given. */
@@ -132,12 +159,44 @@ export async function findSegmentsDependingOn(
   `);
 }
 
-/** Segments whose rules read the clock (`within`), optionally in one workspace. */
+/**
+ * Segments whose rules read the clock (`within`), optionally in one workspace; those being
+ * computed are left to their compute job. In each workspace, a pass in progress comes first, then
+ * the segment refreshed longest ago: a budget that ends mid-workspace starves no segment.
+ */
 export async function findTimeWindowSegments(db: Db, workspaceId: string | null) {
-  return db.any(sql.type(RulesRow.extend({ workspace_id: z.string() }))`
-    select id, workspace_id, rules from segments
-    where has_time_window ${workspaceId ? sql.fragment`and workspace_id = ${workspaceId}` : sql.fragment``}
-    order by workspace_id, id
+  return db.any(sql.type(z.object({ id: z.string(), workspace_id: z.string() }))`
+    select id, workspace_id from segments
+    where has_time_window and status = 'ready'
+      ${workspaceId ? sql.fragment`and workspace_id = ${workspaceId}` : sql.fragment``}
+    order by workspace_id, refresh_cursor is null, computed_at nulls first, id
+  `);
+}
+
+const RefreshRow = RulesRow.extend({
+  status: z.enum(['computing', 'ready']),
+  refresh_cursor: ContactCursor.nullable(),
+});
+
+/** Locks a segment for one page of its refresh, with where its pass stands. */
+export async function lockSegmentForRefresh(db: Db, workspaceId: string, segmentId: string) {
+  return db.maybeOne(sql.type(RefreshRow)`
+    select id, rules, status, refresh_cursor from segments
+    where workspace_id = ${workspaceId} and id = ${segmentId} for update
+  `);
+}
+
+/** Records where a refresh pass stands; a finished pass (null) also dates the computation. */
+export async function saveRefreshCursor(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  cursor: ContactCursor | null,
+) {
+  await db.query(sql.typeAlias('void')`
+    update segments set refresh_cursor = ${cursor ? sql.jsonb(cursor) : null}
+      ${cursor ? sql.fragment`` : sql.fragment`, computed_at = now()`}
+    where workspace_id = ${workspaceId} and id = ${id}
   `);
 }
 

@@ -46,15 +46,17 @@ export const segmentRoutes = [
     method: 'post',
     path: base,
     operationId: 'segments.create',
-    summary: 'Create a segment and compute its members',
+    summary: 'Create a segment; its members are computed in the background',
     description:
-      'Up to 10,000 contacts, membership is computed before the response (status `ready`); in larger ' +
-      'workspaces a background job computes it (status `computing` until done). Entries emit segment.entered.',
+      'Answers at once with status `computing`; a background job then computes membership page by page ' +
+      '(`count` grows as pages finish) and sets status `ready`. Entries emit segment.entered. A rule tree ' +
+      'past the cost limits is a 400 naming the limit.',
     tags,
     access: write,
     params: WorkspaceParams,
     body: CreateSegmentBody,
-    responses: { 201: { description: 'The new segment', schema: SegmentSchema } },
+    responses: { 201: { description: 'The new segment, computing', schema: SegmentSchema } },
+    errors: { 409: 'The workspace already has SEGMENTS_PER_WORKSPACE segments (the per-workspace cap).' },
     handler: async ({ app, workspaceId, body }) => ({
       status: 201,
       body: toSegment(await createSegment(app, workspaceId, body)),
@@ -79,7 +81,9 @@ export const segmentRoutes = [
     path: `${base}/{segmentId}`,
     operationId: 'segments.update',
     summary: 'Rename, describe or change the rules of a segment',
-    description: 'New rules are computed for every contact as on creation; entries and exits are emitted.',
+    description:
+      'New rules are computed in the background as on creation (status `computing` until done); entries ' +
+      'and exits are emitted.',
     tags,
     access: write,
     params: SegmentParams,

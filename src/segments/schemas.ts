@@ -15,7 +15,9 @@ export const SegmentSchema = z
     rules: SegmentRules,
     status: z.enum(['computing', 'ready']).openapi({
       description:
-        '`computing` while a large workspace is evaluated in the background; membership then lags.',
+        '`computing` from creation or a change of rules until the background job has evaluated every ' +
+        'contact, page by page (memberships, `count` and segment.entered / segment.exited events fill ' +
+        'in as pages finish); then `ready`.',
     }),
     count: z.number().int().openapi({ description: 'Contacts in the segment now.' }),
     computedAt: Timestamp.nullable().openapi({

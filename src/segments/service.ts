@@ -1,25 +1,25 @@
-// Segments: definitions and their membership. A new or edited segment is computed for everyone
-// in the request when the workspace is small, otherwise by the `segments.compute` job enqueued in
-// the same transaction (status `computing` until it finishes).
-import { enrollForSegmentChanges } from '../campaigns/enroll.ts';
+// Segments: definitions and their membership. A new or edited segment is never computed in the
+// request: the `segments.compute` job, enqueued in the same transaction, computes it page by page
+// in the worker (status `computing` until the last page). A workspace holds at most
+// SEGMENTS_PER_WORKSPACE segments.
+
 import { releaseSegmentTrigger } from '../campaigns/lifecycle.ts';
+import { config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { transactionalDb } from '../jobs/boss.ts';
-import { computeSegment, type SegmentChange } from './evaluate.ts';
 import {
   campaignsTriggeredBy,
-  countContacts,
   countSegments,
   deleteSegment as deleteSegmentRow,
   findSegment,
   insertSegment,
   listSegments,
   lockSegment,
-  markSegmentReady,
+  lockWorkspaceSegments,
   type SegmentRow,
   type SegmentWrite,
   type TriggeringCampaign,
@@ -27,8 +27,6 @@ import {
 } from './queries.ts';
 import { type Rule, ruleDependencies } from './rules.ts';
 
-/** Up to this many contacts, a new or edited segment is computed before the API answers. */
-export const SYNC_COMPUTE_LIMIT = 10_000;
 export const COMPUTE_QUEUE = 'segments.compute';
 
 type Services = Pick<AppContext, 'db' | 'boss'>;
@@ -60,13 +58,7 @@ export async function listSegmentPage(db: Db, workspaceId: string, page: { page:
   return { data: rows.map(toSegment), page: page.page, limit: page.limit, total };
 }
 
-/** Computes a segment for every contact now, and lets campaigns act on the entries. */
-export async function computeNow(tx: Tx, workspaceId: string, segment: { id: string; rules: Rule }) {
-  const changes: SegmentChange[] = await computeSegment(tx, workspaceId, segment);
-  await enrollForSegmentChanges(tx, workspaceId, changes);
-  return changes;
-}
-
+/** Marks the segment computing and enqueues its first page, in the transaction that wrote it. */
 async function writeAndCompute(
   app: Services,
   tx: Tx,
@@ -75,19 +67,25 @@ async function writeAndCompute(
   write: (input: SegmentWrite) => Promise<void>,
   fields: { name: string; description: string | null; rules: Rule },
 ) {
-  const large = (await countContacts(tx, workspaceId)) > SYNC_COMPUTE_LIMIT;
-  await write({
-    ...fields,
-    dependencies: ruleDependencies(fields.rules),
-    status: large ? 'computing' : 'ready',
-  });
-  if (!large) {
-    await computeNow(tx, workspaceId, { id: segmentId, rules: fields.rules });
-    await markSegmentReady(tx, workspaceId, segmentId);
-    return;
-  }
+  await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: 'computing' });
   const version = (await lockSegment(tx, workspaceId, segmentId))!.updated_at;
-  await app.boss.send(COMPUTE_QUEUE, { workspaceId, segmentId, version }, { db: transactionalDb(tx) });
+  await app.boss.send(
+    COMPUTE_QUEUE,
+    { workspaceId, segmentId, version, after: null },
+    { db: transactionalDb(tx) },
+  );
+}
+
+/** Refuses a segment past the workspace's cap; creations are serialised so concurrent ones count. */
+async function checkSegmentCap(tx: Tx, workspaceId: string) {
+  const cap = config().SEGMENTS_PER_WORKSPACE;
+  await lockWorkspaceSegments(tx, workspaceId);
+  if ((await countSegments(tx, workspaceId)) >= cap) {
+    throw new ConflictError(
+      `This workspace has ${cap} segments, the most a workspace may have: delete one first.`,
+      'segment-limit',
+    );
+  }
 }
 
 export async function createSegment(
@@ -97,10 +95,13 @@ export async function createSegment(
 ) {
   const id = newId('segment');
   const fields = { name: input.name, description: input.description ?? null, rules: input.rules };
-  await app.db.transaction((tx) =>
-    writeAndCompute(app, tx, workspaceId, id, (write) => insertSegment(tx, workspaceId, id, write), fields),
-  );
-  return getSegment(app.db, workspaceId, id);
+  // Read back inside the transaction: after the commit the job may already have finished.
+  return app.db.transaction(async (tx) => {
+    await checkSegmentCap(tx, workspaceId);
+    const write = (input: SegmentWrite) => insertSegment(tx, workspaceId, id, input);
+    await writeAndCompute(app, tx, workspaceId, id, write, fields);
+    return getSegment(tx, workspaceId, id);
+  });
 }
 
 export async function updateSegment(
@@ -109,7 +110,7 @@ export async function updateSegment(
   segmentId: string,
   patch: { name?: string; description?: string | null; rules?: Rule },
 ) {
-  await app.db.transaction(async (tx) => {
+  return app.db.transaction(async (tx) => {
     if (!(await lockSegment(tx, workspaceId, segmentId))) throw new NotFoundError('Segment');
     const current = (await findSegment(tx, workspaceId, segmentId))!;
     const fields = {
@@ -118,10 +119,10 @@ export async function updateSegment(
       rules: patch.rules ?? current.rules,
     };
     const write = (input: SegmentWrite) => updateSegmentRow(tx, workspaceId, segmentId, input);
-    if (patch.rules) return writeAndCompute(app, tx, workspaceId, segmentId, write, fields);
-    await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
+    if (patch.rules) await writeAndCompute(app, tx, workspaceId, segmentId, write, fields);
+    else await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
+    return getSegment(tx, workspaceId, segmentId);
   });
-  return getSegment(app.db, workspaceId, segmentId);
 }
 
 /** Names each campaign that holds the segment, with what its status allows to let it go. */

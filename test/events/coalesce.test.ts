@@ -7,7 +7,7 @@ import type { TestResponse } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, keyClient } from '../support/factories.ts';
 import { server, startSecondWeb } from '../support/server.ts';
-import { createContact, outgoing, workspace } from './support.ts';
+import { createContact, outgoing, whileLocked, workspace } from './support.ts';
 
 const BURST = 60;
 
@@ -161,27 +161,3 @@ describe('events: concurrent single events', () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs `work` while another transaction (a batch import, say) holds the contact's row lock. */
-async function whileLocked<T>(contactId: string, work: () => Promise<T>): Promise<T> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked!: () => void;
-  const lockTaken = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const holder = server().context.db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`);
-    locked();
-    await released;
-  });
-  await lockTaken;
-  try {
-    return await work();
-  } finally {
-    release();
-    await holder;
-  }
-}

@@ -35,3 +35,27 @@ export async function outgoing(workspaceId: string, type: string) {
     select data from outgoing_events where workspace_id = ${workspaceId} and type = ${type} order by id
   `);
 }
+
+/** Runs `work` while another transaction (a batch import, say) holds the contact's row lock. */
+export async function whileLocked<T>(contactId: string, work: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = server().context.db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`);
+    locked();
+    await released;
+  });
+  await lockTaken;
+  try {
+    return await work();
+  } finally {
+    release();
+    await holder;
+  }
+}

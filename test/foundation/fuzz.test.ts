@@ -613,6 +613,16 @@ describe('hostile input on every operation (from the OpenAPI document)', functio
 
   after(() => agent.destroy());
 
+  /** A segment's computation (status, count, computedAt) is the worker's, finishing an earlier success. */
+  function withoutWorkerFields(text: string): string {
+    try {
+      const { status, count, computedAt, ...rest } = JSON.parse(text);
+      return status === 'computing' || status === 'ready' ? JSON.stringify(rest) : text;
+    } catch {
+      return text;
+    }
+  }
+
   /** Sends a window of the operation's cases (in seeded order): the key pass takes up where the session pass stopped. */
   async function fuzz(entry: Entry, auth: Auth, window: [number, number], throwaway: { email: string }) {
     const all = shuffled(casesFor(document, entry, a, b, throwaway), seedOf(entry.operation.operationId));
@@ -626,13 +636,15 @@ describe('hostile input on every operation (from the OpenAPI document)', functio
       : 0;
     const watched = auth.key ? undefined : UNCHANGED[entry.operation.operationId];
     const read = async () =>
-      (
-        await send(
-          { cookie: a.admin.cookieHeader },
-          'GET',
-          realPath({ ...entry, path: `/api/workspaces/{workspaceId}${watched}` }, a),
-        )
-      ).text;
+      withoutWorkerFields(
+        (
+          await send(
+            { cookie: a.admin.cookieHeader },
+            'GET',
+            realPath({ ...entry, path: `/api/workspaces/{workspaceId}${watched}` }, a),
+          )
+        ).text,
+      );
     let snapshot = watched ? await read() : '';
     let successes = 0;
     const check = (item: Case, answer: Answer) => {

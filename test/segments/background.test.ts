@@ -1,42 +1,50 @@
-// Work outside the request: a segment over a large workspace computed by the `segments.compute`
-// job, and segments with time windows refreshed by `segments.refresh` and the CLI.
+// Work outside the request: a new or edited segment computed page by page by the
+// `segments.compute` job, and segments with time windows refreshed by `segments.refresh` and the CLI.
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
-import { refreshSegments } from '../../src/segments/jobs.ts';
-import { SYNC_COMPUTE_LIMIT } from '../../src/segments/service.ts';
+import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
-import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { ageEvents, createSegment, memberIds, outgoingEvents } from './helpers.ts';
+import { ageEvents, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
 
 const cli = (args: string[]) => runCli(args);
 
 describe('segments: background computation and refresh', function () {
   this.timeout(60_000);
 
-  it('computes a segment over a large workspace in the segments.compute job', async () => {
+  it('answers at once with status computing, then fills memberships page by page until ready', async () => {
     const ctx = await workspace();
-    // Bulk set-up the API has no reason to offer: more contacts than the in-request limit.
+    // Bulk set-up the API has no reason to offer: contacts over several pages of the compute job.
+    const contacts = 2 * server().context.config.SEGMENT_COMPUTE_PAGE_SIZE + 500;
     await server().context.db.query(sql.typeAlias('void')`
       insert into contacts (workspace_id, id, email, attributes)
-      select ${ctx.workspaceId}, 'ct_bulk_' || n, 'bulk' || n || '@example.com', jsonb_build_object('n', n)
-      from generate_series(1, ${SYNC_COMPUTE_LIMIT + 1}) as n
+      select ${ctx.workspaceId}, 'ct_bulk_' || lpad(n::text, 6, '0'), 'bulk' || n || '@example.com',
+        jsonb_build_object('n', n)
+      from generate_series(1, ${contacts}) as n
     `);
     const created = await ctx.admin.post(`${ctx.base}/segments`, {
-      name: 'Even',
+      name: 'Low',
       rules: { attribute: 'n', op: 'lte', value: 1500 },
     });
     expect(created.status, created.text).to.equal(201);
     expect(created.body).to.include({ status: 'computing', count: 0, computedAt: null });
-    const ready = await eventually(async () => {
-      const response = await ctx.admin.get(`${ctx.base}/segments/${created.body.id}`);
-      return response.body.status === 'ready' && response.body;
-    }, 30_000);
+    const ready = await whenReady(ctx.admin, ctx.base, created.body.id);
     expect(ready.count).to.equal(1500);
     expect(ready.computedAt).to.be.a('string');
-    const entered = await outgoingEvents(ctx.workspaceId, 'segment.entered');
-    expect(entered).to.have.length(1500);
+    expect(await outgoingEvents(ctx.workspaceId, 'segment.entered')).to.have.length(1500);
+
+    // New rules are computed the same way: computing, then the exits and entries of the change.
+    const changed = await ctx.admin.patch(`${ctx.base}/segments/${created.body.id}`, {
+      rules: { attribute: 'n', op: 'gt', value: contacts - 10 },
+    });
+    expect(changed.status, changed.text).to.equal(200);
+    expect(changed.body.status).to.equal('computing');
+    const recomputed = await whenReady(ctx.admin, ctx.base, created.body.id);
+    expect(recomputed.count).to.equal(10);
+    expect(await outgoingEvents(ctx.workspaceId, 'segment.exited')).to.have.length(1500);
+    const expected = Array.from({ length: 10 }, (_, n) => `ct_bulk_${String(contacts - n).padStart(6, '0')}`);
+    expect(await memberIds(ctx.admin, ctx.base, created.body.id)).to.deep.equal(expected.sort());
   });
 
   it('refreshes time-window segments as events age out, and the CLI prints the changes', async () => {
@@ -53,7 +61,11 @@ describe('segments: background computation and refresh', function () {
     expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada, bob].sort());
 
     await ageEvents(ada, 'visit', '2 hours');
-    const results = await refreshSegments(server().context.db, ctx.workspaceId);
+    const results = await refreshSegments(
+      server().context.db,
+      ctx.workspaceId,
+      refreshBudget(server().context.config),
+    );
     expect(results).to.deep.equal([
       { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [ada] },
       { workspaceId: ctx.workspaceId, segmentId: lapsed.id, entered: [ada], exited: [] },

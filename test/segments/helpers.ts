@@ -5,12 +5,32 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
+import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
+const StatusRow = z.object({ status: z.string() });
+
+/**
+ * Waits for the segments.compute job to finish the segment (read from the database, so that a
+ * client without segments:read can wait too); returns the segment as the client then reads it.
+ */
+export async function whenReady(client: Client, base: string, segmentId: string) {
+  await eventually(async () => {
+    const row = await server().context.db.maybeOne(sql.type(StatusRow)`
+      select status from segments where id = ${segmentId}
+    `);
+    return row?.status === 'ready';
+  }, 30_000);
+  const response = await client.get(`${base}/segments/${segmentId}`);
+  return response.status === 200 ? response.body : { id: segmentId };
+}
+
+/** A segment created through the API, once its members are computed. */
 export async function createSegment(client: Client, base: string, rules: unknown, name = 'Segment') {
   const response = await client.post(`${base}/segments`, { name, rules });
   expect(response.status, response.text).to.equal(201);
-  return response.body;
+  expect(response.body.status).to.equal('computing');
+  return whenReady(client, base, response.body.id);
 }
 
 export async function memberIds(client: Client, base: string, segmentId: string): Promise<string[]> {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { createContact, workspace } from '../events/support.ts';
 import { expectProblem } from '../support/factories.ts';
-import { createSegment, memberIds, outgoingEvents } from './helpers.ts';
+import { createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
 
 const emailRule = (domain: string) => ({ field: 'email', op: 'ends_with', value: domain });
 
@@ -18,7 +18,7 @@ describe('segments: routes', () => {
     }
   });
 
-  it('creates a segment with its members computed and counted', async () => {
+  it('creates a segment computing, then ready with its members computed and counted', async () => {
     const response = await ctx.admin.post(`${ctx.base}/segments`, {
       name: ' One ',
       description: 'people at one.test',
@@ -28,12 +28,14 @@ describe('segments: routes', () => {
     expect(response.body).to.include({
       name: 'One',
       description: 'people at one.test',
-      status: 'ready',
-      count: 2,
+      status: 'computing',
+      computedAt: null,
     });
     expect(response.body.id).to.match(/^seg_/);
     expect(response.body.rules).to.deep.equal(emailRule('@one.test'));
-    expect(response.body.computedAt).to.be.a('string');
+    const ready = await whenReady(ctx.admin, ctx.base, response.body.id);
+    expect(ready).to.include({ status: 'ready', count: 2 });
+    expect(ready.computedAt).to.be.a('string');
     const entered = (await outgoingEvents(ctx.workspaceId, 'segment.entered')).filter(
       (data) => data.segmentId === response.body.id,
     );
@@ -88,7 +90,8 @@ describe('segments: routes', () => {
     const edited = await ctx.admin.patch(`${ctx.base}/segments/${segment.id}`, {
       rules: { field: 'email', op: 'in', value: ['b@one.test', 'c@two.test'] },
     });
-    expect(edited.body).to.include({ name: 'Renamed', count: 2, status: 'ready' });
+    expect(edited.body).to.include({ name: 'Renamed', status: 'computing' });
+    expect(await whenReady(ctx.admin, ctx.base, segment.id)).to.include({ count: 2, status: 'ready' });
     expect(await memberIds(ctx.admin, ctx.base, segment.id)).to.deep.equal([ids.b, ids.c].sort());
     const exited = (await outgoingEvents(ctx.workspaceId, 'segment.exited')).filter(
       (data) => data.segmentId === segment.id,

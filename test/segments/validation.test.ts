@@ -104,6 +104,39 @@ describe('segments: rule validation', () => {
     });
   });
 
+  it('refuses a rule tree past the cost limits, naming each limit, and creates nothing', async () => {
+    // The shape that held the database for a minute per evaluation: 50 event conditions, each
+    // reading up to a million events per contact through ten `where` clauses.
+    const where = Array.from({ length: 10 }, (_, n) => ({
+      path: 'tags',
+      op: 'not_contains',
+      value: `zz${n}`,
+    }));
+    const rules = { any: Array(50).fill({ event: 'purchase', count: { gte: 1_000_000 }, where }) };
+    const response = await ctx.admin.post(`${ctx.base}/segments`, { name: 'Heavy', rules });
+    expectProblem(response, 400);
+    expect(response.body.errors).to.deep.equal([
+      { path: 'body.rules', message: 'holds 50 event conditions; at most 10 are allowed' },
+      {
+        path: 'body.rules',
+        message: 'holds 500 `where` clauses across its event conditions; at most 20 are allowed',
+      },
+    ]);
+    const list = await ctx.admin.get(`${ctx.base}/segments`);
+    expect(list.body.data.map((segment: { name: string }) => segment.name)).not.to.include('Heavy');
+  });
+
+  it('accepts a tree at the cost limits', async () => {
+    const where = Array.from({ length: 2 }, (_, n) => ({
+      path: 'tags',
+      op: 'not_contains',
+      value: `zz${n}`,
+    }));
+    const rules = { any: Array(10).fill({ event: 'purchase', where }) };
+    const response = await ctx.admin.post(`${ctx.base}/segments`, { name: 'At the limit', rules });
+    expect(response.status, response.text).to.equal(201);
+  });
+
   it('refuses a blank name, unknown body keys and a missing body', async () => {
     const rules = { field: 'email', op: 'exists' };
     const blank = await ctx.admin.post(`${ctx.base}/segments`, { name: '  ', rules });
