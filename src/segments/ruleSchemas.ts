@@ -73,7 +73,9 @@ function ruleNode(depth: number): z.ZodType<Rule> {
 
 export const SegmentRules = ruleNode(1)
   .superRefine((rule, ctx) => {
-    for (const message of ruleCostProblems(rule)) ctx.addIssue({ code: 'custom', message });
+    // One message for the field (as for every field), naming each limit the tree is past.
+    const problems = ruleCostProblems(rule);
+    if (problems.length > 0) ctx.addIssue({ code: 'custom', message: problems.join('; ') });
   })
   .openapi('SegmentRules', {
     type: 'object',

@@ -116,10 +116,11 @@ describe('segments: rule validation', () => {
     const response = await ctx.admin.post(`${ctx.base}/segments`, { name: 'Heavy', rules });
     expectProblem(response, 400);
     expect(response.body.errors).to.deep.equal([
-      { path: 'body.rules', message: 'holds 50 event conditions; at most 10 are allowed' },
       {
         path: 'body.rules',
-        message: 'holds 500 `where` clauses across its event conditions; at most 20 are allowed',
+        message:
+          'holds 50 event conditions; at most 10 are allowed; ' +
+          'holds 500 `where` clauses across its event conditions; at most 20 are allowed',
       },
     ]);
     const list = await ctx.admin.get(`${ctx.base}/segments`);
