@@ -1,6 +1,6 @@
 // One error type for every template failure, parse or render, with the position in the template's
 // source so a caller can answer "step 2, subject, line 3: undefined filter: evil".
-import { LiquidError } from 'liquidjs';
+import { AssertionError, LiquidError } from 'liquidjs';
 
 export type TemplateField = 'subject' | 'html' | 'text';
 
@@ -29,6 +29,8 @@ const POSITION_SUFFIX = /, line:\d+, col:\d+$/;
 /** A LiquidError as a TemplateError; anything else is a bug of ours and is rethrown as is. */
 export function toTemplateError(error: unknown): TemplateError {
   if (error instanceof TemplateError) return error;
+  // The parse length limit is asserted before any token exists: the whole source is at fault.
+  if (error instanceof AssertionError) return new TemplateError(error.message, 1, 1);
   if (!LiquidError.is(error)) throw error;
   const [line, column] = error.token.getPosition();
   const message = (error.originalError?.message ?? error.message).replace(POSITION_SUFFIX, '');
