@@ -1,6 +1,7 @@
 // The email channel's configuration API: secrets in and never out, sealed at rest, SSRF rules,
 // roles and scopes, and the test message with the SMTP server's own reply.
 import { expect } from 'chai';
+import { z } from 'zod';
 import { closeChannels } from '../../src/channels/index.ts';
 import { memberOf, sql, testDb } from '../foundation/helpers.ts';
 import type { Client } from '../support/client.ts';
@@ -74,7 +75,9 @@ describe('email channel configuration', () => {
       dkim: { domain: 'acme.test', selector: 'sb1', privateKey: pem },
     });
     const raw = await testDb().one(
-      sql.unsafe`select settings::text, secrets::text from channel_configs where workspace_id = ${workspaceId}`,
+      sql.type(
+        z.object({ settings: z.string(), secrets: z.string() }),
+      )`select settings::text, secrets::text from channel_configs where workspace_id = ${workspaceId}`,
     );
     const text = `${raw.settings} ${raw.secrets}`;
     expect(text).not.to.contain(PASSWORD);

@@ -46,7 +46,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
 }
 
 /** Exact header values by lower-case name, unfolded (mailparser folds every List-* under `list`). */
-export function headerValues(lines: { key: string; line: string }[]): Record<string, string> {
+export function headerValues(lines: readonly { key: string; line: string }[]): Record<string, string> {
   return Object.fromEntries(
     lines.map((header) => [
       header.key,
