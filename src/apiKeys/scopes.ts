@@ -11,6 +11,10 @@ export const SCOPES = [
   'campaigns:write',
   'webhooks:read',
   'webhooks:write',
+  'channels:read',
+  'channels:write',
+  'messages:read',
+  'messages:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
