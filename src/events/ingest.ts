@@ -5,7 +5,7 @@ import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany } from '../outbox/emit.ts';
-import type { ScoredEvent } from '../scoring/apply.ts';
+import type { ScoredEvent } from '../scoring/index.ts';
 import { claimIdempotencyKeys } from './idempotency.ts';
 import { applySideEffects } from './pipeline.ts';
 import { type IngestedEvent, loadEvents, type TrackingFields, toNewEvent, toStoredEvent } from './present.ts';

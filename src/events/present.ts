@@ -1,5 +1,5 @@
 // How events leave the service: stored rows, or rows just built by ingest, as API objects.
-import type { ContactRow } from '../contacts/queries.ts';
+import type { ContactRow } from '../contacts/index.ts';
 import type { Db } from '../db/pool.ts';
 import type { IngestItem } from './ingest.ts';
 import { type EventRow, findEventsByIds, type NewEvent } from './queries.ts';

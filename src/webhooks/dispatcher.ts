@@ -10,7 +10,7 @@
 import type { Config } from '../config.ts';
 import { type Listener, listen } from '../db/listener.ts';
 import type { AppContext } from '../http/context.ts';
-import type { WorkerService } from '../jobs/registry.ts';
+import type { WorkerService } from '../jobs/definition.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
 import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
