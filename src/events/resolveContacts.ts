@@ -17,7 +17,7 @@ import type { Tx } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { emitMany } from '../outbox/emit.ts';
-import type { IngestItem } from './ingest.ts';
+import type { IngestItem } from './ingestItem.ts';
 
 export type Resolved = {
   /** The contact of each item, in order (null: the event has no contact). */
