@@ -9,7 +9,7 @@ import type { ScoredEvent } from '../scoring/index.ts';
 import { claimIdempotencyKeys } from './idempotency.ts';
 import type { IngestItem } from './ingestItem.ts';
 import { applySideEffects } from './pipeline.ts';
-import { type IngestedEvent, loadEvents, type TrackingFields, toNewEvent, toStoredEvent } from './present.ts';
+import { type IngestedEvent, loadEvents, toNewEvent, toStoredEvent } from './present.ts';
 import { insertEvents } from './queries.ts';
 import { resolveContacts } from './resolveContacts.ts';
 import { CLOCK_SKEW_MS } from './schemas.ts';

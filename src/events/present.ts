@@ -2,9 +2,6 @@
 import type { ContactRow } from '../contacts/index.ts';
 import type { Db } from '../db/pool.ts';
 import type { IngestItem, TrackingFields } from './ingestItem.ts';
-
-export type { TrackingFields } from './ingestItem.ts';
-
 import { type EventRow, findEventsByIds, type NewEvent } from './queries.ts';
 
 export type ContactSummary = {
