@@ -8,7 +8,7 @@
 // not JSON objects at all. Requests go out through node:http so paths reach the server unnormalised.
 import http from 'node:http';
 import { expect } from 'chai';
-import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
 import { keyClient, PASSWORD, signedInUser, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
