@@ -22,7 +22,7 @@ async function refreshPage(db: Db, workspaceId: string, segmentId: string, pageS
   return db.transaction(async (tx) => {
     // Locked so an edit in flight finishes first; a segment deleted or being computed is skipped.
     const segment = await lockSegmentForRefresh(tx, workspaceId, segmentId);
-    if (!segment || segment.status !== 'ready') return null;
+    if (segment?.status !== 'ready') return null;
     const page = await evaluatePage(tx, workspaceId, segment, segment.refresh_cursor, pageSize);
     await saveRefreshCursor(tx, workspaceId, segmentId, page.next);
     return page;
