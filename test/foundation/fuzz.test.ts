@@ -613,6 +613,13 @@ describe('hostile input on every operation (from the OpenAPI document)', functio
 
   after(() => agent.destroy());
 
+  /** Where two reads part, with some context: what a refused request is said to have changed. */
+  function firstDifference(before: string, after: string): string {
+    let at = 0;
+    while (at < before.length && before[at] === after[at]) at++;
+    return `…${before.slice(Math.max(0, at - 80), at + 80)}… became …${after.slice(Math.max(0, at - 80), at + 80)}…`;
+  }
+
   /** A segment's computation (status, count, computedAt) is the worker's, finishing an earlier success. */
   function withoutWorkerFields(text: string): string {
     try {
@@ -668,7 +675,7 @@ describe('hostile input on every operation (from the OpenAPI document)', functio
         const now = await read();
         if (answers[0].status >= 400 && now !== snapshot) {
           found.push(
-            `${entry.method.toUpperCase()} ${entry.path} [${batch[0].label}] → ${answers[0].status} yet changed it`,
+            `${entry.method.toUpperCase()} ${entry.path} [${batch[0].label}] → ${answers[0].status} yet changed it: ${firstDifference(snapshot, now)}`,
           );
         }
         snapshot = now;
