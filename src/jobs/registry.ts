@@ -2,6 +2,7 @@
 // schedule) and/or long-running services (e.g. the webhook dispatcher); each is listed here.
 import type { Job, Queue, WorkOptions } from 'pg-boss';
 import type { AppContext } from '../http/context.ts';
+import { messageJobs } from '../messages/jobs.ts';
 import { scoringJobs } from '../scoring/jobs.ts';
 import { segmentJobs } from '../segments/jobs.ts';
 import { webhookDispatcher } from '../webhooks/dispatcher.ts';
@@ -23,7 +24,7 @@ export type WorkerService = {
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segmentJobs(), ...scoringJobs()];
+  return [...segmentJobs(), ...scoringJobs(), ...messageJobs()];
 }
 
 export function allWorkerServices(): WorkerService[] {
