@@ -128,6 +128,7 @@ export async function messagingWorkspace() {
     'contacts:write',
     'campaigns:read',
     'campaigns:write',
+    'events:write',
   ]);
   const base = `/api/workspaces/${workspaceId}`;
   return { admin, client, workspaceId, base };
