@@ -155,3 +155,15 @@ export async function outgoing(workspaceId: string, type: string) {
   `);
   return rows.map((row) => row.data);
 }
+
+export async function activeCampaign(client: Client, base: string, eventType: string, steps: unknown[]) {
+  const created = await client.post(`${base}/campaigns`, {
+    name: `C ${Math.random()}`,
+    trigger: { type: 'event', eventType },
+    steps,
+  });
+  expect(created.status, created.text).to.equal(201);
+  const activated = await client.post(`${base}/campaigns/${created.body.id}/activate`);
+  expect(activated.status, activated.text).to.equal(200);
+  return created.body.id as string;
+}

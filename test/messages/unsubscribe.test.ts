@@ -7,6 +7,7 @@ import type { Client } from '../support/client.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
+  activeCampaign,
   emailSinkChannel,
   makeContact,
   messagingWorkspace,
@@ -190,18 +191,6 @@ describe('unsubscribe links and one-click', () => {
     expect(await enrollment(mixed, contactId)).to.deep.equal({ status: 'active', exit_reason: null });
   });
 });
-
-async function activeCampaign(client: Client, base: string, eventType: string, steps: unknown[]) {
-  const created = await client.post(`${base}/campaigns`, {
-    name: `C ${Math.random()}`,
-    trigger: { type: 'event', eventType },
-    steps,
-  });
-  expect(created.status, created.text).to.equal(201);
-  const activated = await client.post(`${base}/campaigns/${created.body.id}/activate`);
-  expect(activated.status, activated.text).to.equal(200);
-  return created.body.id as string;
-}
 
 async function enrollment(campaignId: string, contactId: string) {
   return server().context.db.one(sql.type(
