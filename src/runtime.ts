@@ -5,6 +5,7 @@ import type { Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitPasswordHashing } from './accounts/hashingQueue.ts';
+import { shutdown as closeChannels } from './channels/feature.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -70,6 +71,7 @@ export async function createContext(
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
+  await closeChannels();
   await context.boss.stop({ graceful: true, timeout: context.config.SHUTDOWN_TIMEOUT_MS, close: true });
   await context.db.end();
 }

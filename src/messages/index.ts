@@ -1,12 +1,5 @@
 // What other features may use of messages: the flow engine makes a message per send step and
-// delivers it; channel modules register their sender; contacts read subscription state.
-export {
-  type ChannelSender,
-  type OutgoingEmail,
-  type OutgoingMessage,
-  registerChannelSender,
-  type SendOutcome,
-} from './channel.ts';
+// delivers it; other features read subscription state and record opt-outs.
 export { deliverMessage } from './deliver.ts';
 export { SEND_QUEUE } from './outcomes.ts';
 export {

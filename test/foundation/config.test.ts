@@ -13,6 +13,7 @@ function failure(environment: NodeJS.ProcessEnv): string {
 }
 
 const SECRET = 's'.repeat(32);
+const KEY = 'a'.repeat(64); // 32 bytes in hex: production needs ENCRYPTION_KEY too
 
 describe('configuration', () => {
   it('has working defaults for development', () => {
@@ -96,13 +97,22 @@ describe('configuration', () => {
 
   it('requires SESSION_SECRET in production', () => {
     expect(failure({ NODE_ENV: 'production' })).to.contain('SESSION_SECRET: required in production');
-    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).SESSION_SECRET).to.equal(SECRET);
+    expect(
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY }).SESSION_SECRET,
+    ).to.equal(SECRET);
   });
 
   it('trusts the proxy in production by default (Heroku’s router), and lets TRUST_PROXY decide', () => {
-    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).trustProxy).to.equal(true);
     expect(
-      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, TRUST_PROXY: 'false' }).trustProxy,
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY }).trustProxy,
+    ).to.equal(true);
+    expect(
+      parseConfig({
+        NODE_ENV: 'production',
+        SESSION_SECRET: SECRET,
+        ENCRYPTION_KEY: KEY,
+        TRUST_PROXY: 'false',
+      }).trustProxy,
     ).to.equal(false);
     expect(parseConfig({ TRUST_PROXY: 'yes' }).trustProxy).to.equal(true);
   });

@@ -9,18 +9,18 @@ import { claimMessage } from '../../src/messages/queries.ts';
 import { server } from '../support/server.ts';
 import {
   activeCampaign,
-  emailSinkChannel,
   makeContact,
   messagingWorkspace,
   outgoing,
   type Sink,
+  startSink,
 } from './support.ts';
 
 const TEMPLATE = { subject: 'Welcome {{ contact.firstName }}', html: '<p>Hi from {{ campaign.name }}</p>' };
 
 /** A contact enrolled in an email campaign: what the flow engine has when it reaches a send step. */
-async function enrolled() {
-  const { client, base, workspaceId } = await messagingWorkspace();
+async function enrolled(sink: Sink) {
+  const { client, base, workspaceId } = await messagingWorkspace(sink);
   const email = `d.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
   const contactId = await makeContact(client, base, { email, firstName: 'Grace' });
   const campaignId = await activeCampaign(client, base, 'signup', [
@@ -47,12 +47,12 @@ async function enrolled() {
 describe('message delivery (the flow engine’s interface)', () => {
   let sink: Sink;
   before(async () => {
-    sink = await emailSinkChannel();
+    sink = await startSink();
   });
   after(() => sink.close());
 
   it('makes one message per enrollment step: the second createMessage returns the first', async () => {
-    const { input } = await enrolled();
+    const { input } = await enrolled(sink);
     const db = server().context.db;
     const first = await db.transaction((tx) => createMessage(tx, input));
     const second = await db.transaction((tx) =>
@@ -63,7 +63,7 @@ describe('message delivery (the flow engine’s interface)', () => {
   });
 
   it('sends at most once however many deliveries race for the message', async () => {
-    const { input, email, campaignId, workspaceId, contactId } = await enrolled();
+    const { input, email, campaignId, workspaceId, contactId } = await enrolled(sink);
     const { id } = await server().context.db.transaction((tx) => createMessage(tx, input));
     const statuses = await Promise.all(Array.from({ length: 5 }, () => deliverMessage(server().context, id)));
     expect(statuses.filter((status) => status === 'sent')).to.have.length.at.least(1);
@@ -78,7 +78,7 @@ describe('message delivery (the flow engine’s interface)', () => {
   });
 
   it('a send interrupted by a killed worker is failed as interrupted after its lease, and never resent', async () => {
-    const { input, email, workspaceId, contactId, client, base } = await enrolled();
+    const { input, email, workspaceId, contactId, client, base } = await enrolled(sink);
     const db = server().context.db;
     const { id } = await db.transaction((tx) => createMessage(tx, input));
     // What a worker killed mid-send leaves: the claim committed, no outcome.
@@ -96,7 +96,7 @@ describe('message delivery (the flow engine’s interface)', () => {
   });
 
   it('lists messages newest first with filters, and hides other workspaces’ messages', async () => {
-    const { input, client, base, contactId, campaignId } = await enrolled();
+    const { input, client, base, contactId, campaignId } = await enrolled(sink);
     const { id: campaignMessage } = await server().context.db.transaction((tx) => createMessage(tx, input));
     const other = await makeContact(client, base, { email: `o.${Date.now()}@example.test` });
     const oneOff = await client.post(`${base}/messages`, {

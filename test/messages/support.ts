@@ -1,14 +1,13 @@
 // A local SMTP sink (smtp-server) that keeps what it receives, parsed with mailparser, and can
-// refuse chosen recipients at RCPT (550: a hard bounce; 451: deferred). The email channel is
-// pointed at it through the channel boundary, with a pooled nodemailer transport as in production.
+// refuse chosen recipients at RCPT (550: a hard bounce; 451: deferred). Each test workspace's email
+// channel is configured through the API to send to it.
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { type ParsedMail, simpleParser } from 'mailparser';
-import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { z } from 'zod';
+import { closeChannels } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
-import { type ChannelSender, registerChannelSender, type SendOutcome } from '../../src/messages/index.ts';
 import type { Client } from '../support/client.ts';
 import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
@@ -62,65 +61,27 @@ export async function startSink(): Promise<Sink> {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  return { port, received, refuse, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
-}
-
-/** What the email channel does with an SMTP answer, for a sink on `port`. */
-export function smtpSender(port: number): ChannelSender & { close: () => void } {
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port,
-    secure: false,
-    ignoreTLS: true,
-    pool: true,
-    maxConnections: 5,
-    maxMessages: Number.POSITIVE_INFINITY,
-  });
-  const send: ChannelSender = async (_app, _workspaceId, message): Promise<SendOutcome> => {
-    try {
-      const { 'Message-ID': messageId, ...headers } = message.headers;
-      const info = await transport.sendMail({
-        from: '"Acme" <news@acme.test>',
-        to: message.to,
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        messageId,
-        headers,
-      });
-      return { status: 'sent', providerId: info.messageId, response: info.response };
-    } catch (error) {
-      const smtp = error as { responseCode?: number; response?: string; command?: string; message: string };
-      const text = smtp.response ?? smtp.message;
-      if (smtp.responseCode && smtp.responseCode >= 500) {
-        return {
-          status: smtp.command === 'RCPT TO' ? 'bounce' : 'permanent',
-          error: text,
-          stage: smtp.command,
-        };
-      }
-      return { status: 'retry', error: text, stage: smtp.command };
-    }
+  // The channel's pooled connections stay open to the sink; closing waits for them otherwise.
+  const close = async () => {
+    await closeChannels();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
   };
-  return Object.assign(send, { close: () => transport.close() });
+  return { port, received, refuse, close };
 }
 
-/** A sink, wired as the email channel for the rest of the file. */
-export async function emailSinkChannel(): Promise<Sink> {
-  const sink = await startSink();
-  const sender = smtpSender(sink.port);
-  registerChannelSender('email', sender);
-  const closeSink = sink.close;
-  // The pooled transport keeps its connections open; the sink waits for them when closing.
-  const close = () => {
-    sender.close();
-    return closeSink();
-  };
-  return { ...sink, close };
-}
-
-export async function messagingWorkspace() {
+/** A workspace with an API key for messages and, given a sink, its email channel pointed at it. */
+export async function messagingWorkspace(sink?: Sink) {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');
+  if (sink) {
+    const channel = await admin.put(`/api/workspaces/${workspaceId}/channels/email`, {
+      host: '127.0.0.1',
+      port: sink.port,
+      secure: false,
+      fromEmail: 'news@acme.test',
+      fromName: 'Acme',
+    });
+    expect(channel.status, channel.text).to.equal(200);
+  }
   const { client } = await keyClient(admin, workspaceId, [
     'messages:read',
     'messages:write',

@@ -2,24 +2,17 @@
 // SMTP sink; the record, its timeline and its webhooks; suppression; bounces; retries.
 import { expect } from 'chai';
 import { eventually, expectProblem } from '../support/factories.ts';
-import {
-  emailSinkChannel,
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  type Sink,
-  waitForStatus,
-} from './support.ts';
+import { makeContact, messagingWorkspace, outgoing, type Sink, startSink, waitForStatus } from './support.ts';
 
 describe('transactional messages', () => {
   let sink: Sink;
   before(async () => {
-    sink = await emailSinkChannel();
+    sink = await startSink();
   });
   after(() => sink.close());
 
   it('renders and sends through SMTP, with our headers, and records sent with its timeline and webhook', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `ada.${Date.now()}@example.test`;
     const contactId = await makeContact(client, base, { email, firstName: 'Ada' });
     const sent = await client.post(`${base}/messages`, {
@@ -52,7 +45,7 @@ describe('transactional messages', () => {
   });
 
   it('sends to an email address, making its contact, and honours Idempotency-Key', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const email = `new.${Date.now()}@example.test`;
     const body = {
       email,
@@ -76,7 +69,7 @@ describe('transactional messages', () => {
   });
 
   it('a 550 at RCPT is a hard bounce: bounced, message.bounced, and email suppressed from then on', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `gone.${Date.now()}@example.test`;
     sink.refuse.set(email, 550);
     const contactId = await makeContact(client, base, { email });
@@ -112,7 +105,7 @@ describe('transactional messages', () => {
   });
 
   it('a deferred send (451) is retried on the schedule, then failed with message.failed', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `later.${Date.now()}@example.test`;
     sink.refuse.set(email, 451);
     const contactId = await makeContact(client, base, { email });
@@ -136,7 +129,7 @@ describe('transactional messages', () => {
   });
 
   it('a deferred send that then succeeds is sent once', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const email = `flaky.${Date.now()}@example.test`;
     sink.refuse.set(email, 451);
     const contactId = await makeContact(client, base, { email });
@@ -162,7 +155,7 @@ describe('transactional messages', () => {
   });
 
   it('a template that fails at send time fails the message with the error', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `t.${Date.now()}@example.test` });
     // Parses, but the render limit stops it: an error only sending can find.
     const sent = await client.post(`${base}/messages`, {
@@ -178,7 +171,7 @@ describe('transactional messages', () => {
   });
 
   it('a contact without an email address is suppressed with the reason, and nothing is sent', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { anonymousId: `anon-${Date.now()}` });
     const sent = await client.post(`${base}/messages`, {
       contactId,
@@ -195,7 +188,7 @@ describe('transactional messages', () => {
   });
 
   it('refuses bad input with a 400 naming the field, and an unknown contact with a 404, sending nothing', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const cases: [unknown, string][] = [
       [{ channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],
       [{ email: 'a@b.test', contactId: 'ct_x', channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],

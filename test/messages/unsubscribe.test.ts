@@ -8,11 +8,11 @@ import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
   activeCampaign,
-  emailSinkChannel,
   makeContact,
   messagingWorkspace,
   outgoing,
   type Sink,
+  startSink,
   waitForStatus,
 } from './support.ts';
 
@@ -44,12 +44,12 @@ async function emailState(client: Client, base: string, contactId: string, chann
 describe('unsubscribe links and one-click', () => {
   let sink: Sink;
   before(async () => {
-    sink = await emailSinkChannel();
+    sink = await startSink();
   });
   after(() => sink.close());
 
   it('GET shows the choice and changes nothing', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `g.${Date.now()}@example.test` });
     const { path } = await sentMessage(client, base, sink, contactId);
     const page = await publicRequest(path);
@@ -62,7 +62,7 @@ describe('unsubscribe links and one-click', () => {
   });
 
   it('a urlencoded one-click POST unsubscribes (200, no redirect); a multipart repeat is 200 and emits nothing more', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `o.${Date.now()}@example.test` });
     const { messageId, path } = await sentMessage(client, base, sink, contactId);
     const first = await publicRequest(path, {
@@ -114,7 +114,7 @@ describe('unsubscribe links and one-click', () => {
   });
 
   it('the page\'s "everything" button opts out globally: unsubscribe.all', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `a.${Date.now()}@example.test` });
     const { path } = await sentMessage(client, base, sink, contactId);
     const posted = await publicRequest(path, {
@@ -140,7 +140,7 @@ describe('unsubscribe links and one-click', () => {
   });
 
   it('a forged, tampered or malformed token is 404 and changes nothing', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `f.${Date.now()}@example.test` });
     const { path, messageId } = await sentMessage(client, base, sink, contactId);
     const [, , keyId, , mac] = path.split(/[/.]/);
@@ -165,7 +165,7 @@ describe('unsubscribe links and one-click', () => {
   });
 
   it("exits the contact's active enrollments in email-only campaigns, not in others", async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const email = `e.${Date.now()}@example.test`;
     const contactId = await makeContact(client, base, { email });
     const emailOnly = await activeCampaign(client, base, 'signup', [
