@@ -101,6 +101,18 @@ export async function makeContact(client: Client, base: string, fields: Record<s
   return created.body.id as string;
 }
 
+/** A plain transactional email to the contact; the response of POST …/messages. */
+export async function sendHi(client: Client, base: string, contactId: string) {
+  const sent = await client.post(`${base}/messages`, {
+    contactId,
+    channel: 'email',
+    subject: 'Hi',
+    html: '<p>x</p>',
+  });
+  expect(sent.status, sent.text).to.equal(202);
+  return sent;
+}
+
 export async function waitForStatus(client: Client, base: string, messageId: string, status: string) {
   return eventually(async () => {
     const got = await client.get(`${base}/messages/${messageId}`);

@@ -2,7 +2,15 @@
 // SMTP sink; the record, its timeline and its webhooks; suppression; bounces; retries.
 import { expect } from 'chai';
 import { eventually, expectProblem } from '../support/factories.ts';
-import { makeContact, messagingWorkspace, outgoing, type Sink, startSink, waitForStatus } from './support.ts';
+import {
+  makeContact,
+  messagingWorkspace,
+  outgoing,
+  type Sink,
+  sendHi,
+  startSink,
+  waitForStatus,
+} from './support.ts';
 
 describe('transactional messages', () => {
   let sink: Sink;
@@ -73,12 +81,7 @@ describe('transactional messages', () => {
     const email = `gone.${Date.now()}@example.test`;
     sink.refuse.set(email, 550);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const bounced = await waitForStatus(client, base, sent.body.id, 'bounced');
     expect(bounced.error).to.match(/550/);
     expect(await outgoing(workspaceId, 'message.bounced')).to.deep.equal([
@@ -109,12 +112,7 @@ describe('transactional messages', () => {
     const email = `later.${Date.now()}@example.test`;
     sink.refuse.set(email, 451);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const failed = await waitForStatus(client, base, sent.body.id, 'failed');
     expect(failed.attempts).to.equal(3);
     expect(failed.error).to.match(/451/);
@@ -133,12 +131,7 @@ describe('transactional messages', () => {
     const email = `flaky.${Date.now()}@example.test`;
     sink.refuse.set(email, 451);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     await eventually(async () => {
       const message = (await client.get(`${base}/messages/${sent.body.id}`)).body;
       return message.status === 'queued' && message.attempts === 1;
@@ -173,12 +166,7 @@ describe('transactional messages', () => {
   it('a contact without an email address is suppressed with the reason, and nothing is sent', async () => {
     const { client, base } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { anonymousId: `anon-${Date.now()}` });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const suppressed = await waitForStatus(client, base, sent.body.id, 'suppressed');
     expect(suppressed.error).to.equal('the contact has no email address');
     expect(suppressed.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([

@@ -12,18 +12,14 @@ import {
   messagingWorkspace,
   outgoing,
   type Sink,
+  sendHi,
   startSink,
   waitForStatus,
 } from './support.ts';
 
 /** The one-click path of a sent message, read from its List-Unsubscribe header. */
 async function sentMessage(client: Client, base: string, sink: Sink, contactId: string) {
-  const sent = await client.post(`${base}/messages`, {
-    contactId,
-    channel: 'email',
-    subject: 'Hi',
-    html: '<p>x</p>',
-  });
+  const sent = await sendHi(client, base, contactId);
   expect(sent.status, sent.text).to.equal(202);
   await waitForStatus(client, base, sent.body.id, 'sent');
   const mail = sink.received.find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
@@ -94,12 +90,7 @@ describe('unsubscribe links and one-click', () => {
     ]);
 
     // Later mail is suppressed; mail the law allows (ignoreUnsubscribe) still goes.
-    const next = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: 'x',
-    });
+    const next = await sendHi(client, base, contactId);
     expect((await waitForStatus(client, base, next.body.id, 'suppressed')).error).to.equal(
       'unsubscribed from email',
     );
@@ -128,12 +119,7 @@ describe('unsubscribe links and one-click', () => {
       reason: 'link',
     });
     expect(await outgoing(workspaceId, 'unsubscribe.all')).to.deep.equal([{ contactId }]);
-    const next = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: 'x',
-    });
+    const next = await sendHi(client, base, contactId);
     expect((await waitForStatus(client, base, next.body.id, 'suppressed')).error).to.equal(
       'unsubscribed from everything',
     );

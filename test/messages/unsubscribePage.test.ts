@@ -3,7 +3,15 @@
 import { expect } from 'chai';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { server } from '../support/server.ts';
-import { makeContact, messagingWorkspace, outgoing, type Sink, startSink, waitForStatus } from './support.ts';
+import {
+  makeContact,
+  messagingWorkspace,
+  outgoing,
+  type Sink,
+  sendHi,
+  startSink,
+  waitForStatus,
+} from './support.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -27,12 +35,7 @@ describe('unsubscribe page in headless Chromium', function () {
   it('shows the choice without changing anything, and the "everything" button unsubscribes from all', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `browser.${Date.now()}@example.test` });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: 'x',
-    });
+    const sent = await sendHi(client, base, contactId);
     await waitForStatus(client, base, sent.body.id, 'sent');
     const mail = sink.received.find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
     const link = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
