@@ -211,6 +211,24 @@ describe('contact subscriptions API', () => {
     expect(on.body.subscriptions[0]).to.include({ channel: 'email', status: 'subscribed', reason: null });
   });
 
+  it("a merge keeps the secondary's opt-out and moves its messages to the primary", async () => {
+    const { client, base } = await messagingWorkspace();
+    const primary = await makeContact(client, base, { email: `p.${Date.now()}@example.test` });
+    const secondary = await makeContact(client, base, { email: `q.${Date.now()}@example.test` });
+    const sent = await sendHi(client, base, secondary);
+    const off = await client.put(`${base}/contacts/${secondary}/subscriptions`, {
+      subscriptions: [{ channel: 'all', status: 'unsubscribed' }],
+    });
+    expect(off.status, off.text).to.equal(200);
+    const merged = await client.post(`${base}/contacts/merge`, {
+      primaryContactId: primary,
+      secondaryContactId: secondary,
+    });
+    expect(merged.status, merged.text).to.equal(200);
+    expect(await emailState(client, base, primary, 'all')).to.include({ status: 'unsubscribed', reason: 'api' });
+    expect((await client.get(`${base}/messages/${sent.body.id}`)).body.contactId).to.equal(primary);
+  });
+
   it('refuses bad bodies with a 400 naming the field; unknown or foreign contacts are 404', async () => {
     const { client, base } = await messagingWorkspace();
     const other = await messagingWorkspace();
