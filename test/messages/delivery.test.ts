@@ -77,6 +77,18 @@ describe('message delivery (the flow engine’s interface)', () => {
     ]);
   });
 
+  it('a message waiting for its retry is not sent early by another delivery', async () => {
+    const { input, email } = await enrolled(sink);
+    const db = server().context.db;
+    const { id } = await db.transaction((tx) => createMessage(tx, input));
+    // As a deferred first attempt leaves it: queued again, its retry an hour away.
+    await db.query(sql.typeAlias('void')`
+      update messages set attempts = 1, next_attempt_at = now() + interval '1 hour' where id = ${id}
+    `);
+    expect(await deliverMessage(server().context, id)).to.equal('queued');
+    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(0);
+  });
+
   it('a send interrupted by a killed worker is failed as interrupted after its lease, and never resent', async () => {
     const { input, email, workspaceId, contactId, client, base } = await enrolled(sink);
     const db = server().context.db;

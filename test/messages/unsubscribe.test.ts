@@ -225,7 +225,10 @@ describe('contact subscriptions API', () => {
       secondaryContactId: secondary,
     });
     expect(merged.status, merged.text).to.equal(200);
-    expect(await emailState(client, base, primary, 'all')).to.include({ status: 'unsubscribed', reason: 'api' });
+    expect(await emailState(client, base, primary, 'all')).to.include({
+      status: 'unsubscribed',
+      reason: 'api',
+    });
     expect((await client.get(`${base}/messages/${sent.body.id}`)).body.contactId).to.equal(primary);
   });
 
