@@ -129,3 +129,34 @@ describe('configuration', () => {
     }
   });
 });
+
+describe('outbound targets and secrets at rest', () => {
+  it('requires ENCRYPTION_KEY in production and names a malformed one', () => {
+    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) };
+    expect(failure(production)).to.contain('ENCRYPTION_KEY: required in production');
+    expect(
+      parseConfig({ ...production, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).ENCRYPTION_KEY,
+    ).to.have.length(1);
+    expect(failure({ ENCRYPTION_KEY: 'too-short' })).to.contain('ENCRYPTION_KEY: must be 32 bytes');
+  });
+  it('ALLOW_PRIVATE_TARGETS governs every target, WEBHOOK_ALLOW_PRIVATE_TARGETS is its old name', () => {
+    expect(parseConfig({}).ALLOW_PRIVATE_TARGETS).to.equal(false);
+    const viaOldName = parseConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    expect(viaOldName).to.include({ ALLOW_PRIVATE_TARGETS: true, WEBHOOK_ALLOW_PRIVATE_TARGETS: true });
+    const newWins = parseConfig({ ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    expect(newWins).to.include({ ALLOW_PRIVATE_TARGETS: false, WEBHOOK_ALLOW_PRIVATE_TARGETS: false });
+    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), ENCRYPTION_KEY: KEY };
+    expect(failure({ ...production, ALLOW_PRIVATE_TARGETS: 'true' })).to.contain(
+      'ALLOW_PRIVATE_TARGETS: may not be true',
+    );
+    expect(failure({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).to.contain(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS: may not be true',
+    );
+  });
+
+  it('reads SMTP_ALLOWED_HOSTS as a comma-separated, case-insensitive list', () => {
+    expect(
+      parseConfig({ SMTP_ALLOWED_HOSTS: ' Relay.internal ,10.0.0.5,[fd00::1]' }).SMTP_ALLOWED_HOSTS,
+    ).to.deep.equal(['relay.internal', '10.0.0.5', 'fd00::1']);
+  });
+});

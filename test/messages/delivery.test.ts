@@ -68,7 +68,7 @@ describe('message delivery (the flow engine’s interface)', () => {
     const statuses = await Promise.all(Array.from({ length: 5 }, () => deliverMessage(server().context, id)));
     expect(statuses.filter((status) => status === 'sent')).to.have.length.at.least(1);
     expect(await deliverMessage(server().context, id)).to.equal('sent');
-    const received = sink.received.filter((r) => r.to.includes(email));
+    const received = (await sink.received()).filter((r) => r.to.includes(email));
     expect(received).to.have.length(1);
     expect(received[0].mail.subject).to.equal('Welcome Grace');
     expect(received[0].mail.html).to.contain('Hi from C ');
@@ -86,7 +86,7 @@ describe('message delivery (the flow engine’s interface)', () => {
       update messages set attempts = 1, next_attempt_at = now() + interval '1 hour' where id = ${id}
     `);
     expect(await deliverMessage(server().context, id)).to.equal('queued');
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(0);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(0);
   });
 
   it('a send interrupted by a killed worker is failed as interrupted after its lease, and never resent', async () => {
@@ -104,7 +104,7 @@ describe('message delivery (the flow engine’s interface)', () => {
     expect(await outgoing(workspaceId, 'message.failed')).to.deep.equal([
       { messageId: id, contactId, error: 'interrupted' },
     ]);
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(0);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(0);
   });
 
   it('lists messages newest first with filters, and hides other workspaces’ messages', async () => {

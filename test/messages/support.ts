@@ -1,72 +1,42 @@
-// A local SMTP sink (smtp-server) that keeps what it receives, parsed with mailparser, and can
-// refuse chosen recipients at RCPT (550: a hard bounce; 451: deferred). Each test workspace's email
+// Messages tests' helpers: the channels' local SMTP sink (it can refuse chosen recipients at RCPT:
+// 550 a hard bounce, 451 deferred) with what it accepted parsed; each test workspace's email
 // channel is configured through the API to send to it.
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { z } from 'zod';
 import { closeChannels } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
+import { headerValues, type SmtpSink, startSmtpSink } from '../channels/smtpSink.ts';
 import type { Client } from '../support/client.ts';
 import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
 export type Received = { to: string[]; mail: ParsedMail; headers: Record<string, string> };
 
-export type Sink = {
-  port: number;
-  received: Received[];
-  /** address → SMTP code to answer at RCPT (550, 451 …) */
-  refuse: Map<string, number>;
-  close: () => Promise<void>;
-};
-
-/** Exact header values from `headerLines` (mailparser folds List-* under `list`), unfolded. */
-function headerMap(mail: ParsedMail): Record<string, string> {
-  return Object.fromEntries(
-    mail.headerLines.map((h) => [
-      h.key,
-      h.line
-        .slice(h.line.indexOf(':') + 1)
-        .replace(/\r?\n\s+/g, ' ')
-        .trim(),
-    ]),
-  );
-}
+/** The channels' SMTP sink, with what it accepted parsed (mailparser) on demand. */
+export type Sink = SmtpSink & { received: () => Promise<Received[]> };
 
 export async function startSink(): Promise<Sink> {
-  const received: Received[] = [];
-  const refuse = new Map<string, number>();
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      const code = refuse.get(address.address);
-      if (code)
-        return callback(
-          Object.assign(new Error(`${code === 550 ? '5.1.1 user unknown' : '4.2.0 try later'}`), {
-            responseCode: code,
-          }),
-        );
-      callback();
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then((mail) => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), mail, headers: headerMap(mail) });
-        callback(null, `queued as sink-${received.length}`);
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  const sink = await startSmtpSink();
+  const parsed = new WeakMap<Buffer, Promise<Received>>();
+  const parse = async (raw: Buffer): Promise<Received> => {
+    const mail = await simpleParser(raw);
+    const to = [mail.to ?? []].flat().flatMap((group) => group.value.map((address) => address.address ?? ''));
+    return { to, mail, headers: headerValues(mail.headerLines) };
+  };
+  const received = () =>
+    Promise.all(
+      sink.messages.map((raw) => {
+        if (!parsed.has(raw)) parsed.set(raw, parse(raw));
+        return parsed.get(raw)!;
+      }),
+    );
   // The channel's pooled connections stay open to the sink; closing waits for them otherwise.
   const close = async () => {
     await closeChannels();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await sink.close();
   };
-  return { port, received, refuse, close };
+  return { ...sink, received, close };
 }
 
 /** A workspace with an API key for messages and, given a sink, its email channel pointed at it. */

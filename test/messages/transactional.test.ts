@@ -37,7 +37,7 @@ describe('transactional messages', () => {
     expect(message.recipient).to.equal(email);
     expect(message.attempts).to.equal(1);
 
-    const got = sink.received.find((r) => r.to.includes(email))!;
+    const got = (await sink.received()).find((r) => r.to.includes(email))!;
     expect(got.mail.subject).to.equal('Receipt for #42');
     expect(got.mail.html).to.contain('Hi Ada, order A-42 from Acme Shop.');
     expect(got.mail.text).to.contain('Hi Ada, order A-42 from Acme Shop.');
@@ -72,14 +72,16 @@ describe('transactional messages', () => {
     await waitForStatus(client, base, first.body.id, 'sent');
     const list = await client.get(`${base}/messages?status=sent`);
     expect(list.body.total).to.equal(1);
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(1);
-    expect(sink.received.find((r) => r.to.includes(email))!.mail.text).to.contain('Your code: 1234');
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(1);
+    expect((await sink.received()).find((r) => r.to.includes(email))!.mail.text).to.contain(
+      'Your code: 1234',
+    );
   });
 
   it('a 550 at RCPT is a hard bounce: bounced, message.bounced, and email suppressed from then on', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `gone.${Date.now()}@example.test`;
-    sink.refuse.set(email, 550);
+    sink.reject.set(email, 550);
     const contactId = await makeContact(client, base, { email });
     const sent = await sendHi(client, base, contactId);
     const bounced = await waitForStatus(client, base, sent.body.id, 'bounced');
@@ -94,7 +96,7 @@ describe('transactional messages', () => {
     expect(emailState).to.include({ status: 'unsubscribed', reason: 'hard_bounce', messageId: sent.body.id });
 
     // Even ignoreUnsubscribe does not send to a hard-bounced address.
-    sink.refuse.delete(email);
+    sink.reject.delete(email);
     const next = await client.post(`${base}/messages`, {
       contactId,
       channel: 'email',
@@ -104,13 +106,13 @@ describe('transactional messages', () => {
     });
     const suppressed = await waitForStatus(client, base, next.body.id, 'suppressed');
     expect(suppressed.error).to.equal('hard bounce');
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(0);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(0);
   });
 
   it('a deferred send (451) is retried on the schedule, then failed with message.failed', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `later.${Date.now()}@example.test`;
-    sink.refuse.set(email, 451);
+    sink.reject.set(email, 451);
     const contactId = await makeContact(client, base, { email });
     const sent = await sendHi(client, base, contactId);
     const failed = await waitForStatus(client, base, sent.body.id, 'failed');
@@ -129,14 +131,14 @@ describe('transactional messages', () => {
   it('a deferred send that then succeeds is sent once', async () => {
     const { client, base } = await messagingWorkspace(sink);
     const email = `flaky.${Date.now()}@example.test`;
-    sink.refuse.set(email, 451);
+    sink.reject.set(email, 451);
     const contactId = await makeContact(client, base, { email });
     const sent = await sendHi(client, base, contactId);
     await eventually(async () => {
       const message = (await client.get(`${base}/messages/${sent.body.id}`)).body;
       return message.status === 'queued' && message.attempts === 1;
     });
-    sink.refuse.delete(email);
+    sink.reject.delete(email);
     const done = await waitForStatus(client, base, sent.body.id, 'sent');
     expect(done.attempts).to.equal(2);
     expect(done.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
@@ -144,7 +146,7 @@ describe('transactional messages', () => {
       'retrying',
       'sent',
     ]);
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(1);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(1);
   });
 
   it('a template that fails at send time fails the message with the error', async () => {

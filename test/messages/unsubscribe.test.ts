@@ -22,7 +22,7 @@ async function sentMessage(client: Client, base: string, sink: Sink, contactId: 
   const sent = await sendHi(client, base, contactId);
   expect(sent.status, sent.text).to.equal(202);
   await waitForStatus(client, base, sent.body.id, 'sent');
-  const mail = sink.received.find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
+  const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
   const url = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
   return { messageId: sent.body.id as string, path: url.pathname };
 }

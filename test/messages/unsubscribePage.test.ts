@@ -37,7 +37,7 @@ describe('unsubscribe page in headless Chromium', function () {
     const contactId = await makeContact(client, base, { email: `browser.${Date.now()}@example.test` });
     const sent = await sendHi(client, base, contactId);
     await waitForStatus(client, base, sent.body.id, 'sent');
-    const mail = sink.received.find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
+    const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
     const link = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
 
     const page = await browser.newPage();
