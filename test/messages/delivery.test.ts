@@ -13,7 +13,7 @@ import {
   messagingWorkspace,
   outgoing,
   type Sink,
-  startSink,
+  suiteSink,
 } from './support.ts';
 
 const TEMPLATE = { subject: 'Welcome {{ contact.firstName }}', html: '<p>Hi from {{ campaign.name }}</p>' };
@@ -45,11 +45,7 @@ async function enrolled(sink: Sink) {
 }
 
 describe('message delivery (the flow engine’s interface)', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await startSink();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('makes one message per enrollment step: the second createMessage returns the first', async () => {
     const { input } = await enrolled(sink);

@@ -39,6 +39,16 @@ export async function startSink(): Promise<Sink> {
   return { ...sink, received, close };
 }
 
+/** A sink for the enclosing describe block: started before its tests, closed after them. */
+export function suiteSink(): Sink {
+  const sink = {} as Sink;
+  before(async () => {
+    Object.assign(sink, await startSink());
+  });
+  after(() => sink.close());
+  return sink;
+}
+
 /** A workspace with an API key for messages and, given a sink, its email channel pointed at it. */
 export async function messagingWorkspace(sink?: Sink) {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');

@@ -2,22 +2,10 @@
 // SMTP sink; the record, its timeline and its webhooks; suppression; bounces; retries.
 import { expect } from 'chai';
 import { eventually, expectProblem } from '../support/factories.ts';
-import {
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  type Sink,
-  sendHi,
-  startSink,
-  waitForStatus,
-} from './support.ts';
+import { makeContact, messagingWorkspace, outgoing, sendHi, suiteSink, waitForStatus } from './support.ts';
 
 describe('transactional messages', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await startSink();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('renders and sends through SMTP, with our headers, and records sent with its timeline and webhook', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);

@@ -13,7 +13,7 @@ import {
   outgoing,
   type Sink,
   sendHi,
-  startSink,
+  suiteSink,
   waitForStatus,
 } from './support.ts';
 
@@ -38,11 +38,7 @@ async function emailState(client: Client, base: string, contactId: string, chann
 }
 
 describe('unsubscribe links and one-click', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await startSink();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('GET shows the choice and changes nothing', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
