@@ -74,7 +74,7 @@ create table contact_subscriptions (
   contact_id text not null references contacts (id) on delete cascade,
   channel text not null check (channel in ('email', 'push', 'telegram', 'all')),
   status text not null check (status in ('subscribed', 'unsubscribed')),
-  reason text check (reason in ('link', 'one_click', 'api', 'hard_bounce', 'complaint')),
+  reason text check (reason in ('link', 'one_click', 'api', 'provider', 'hard_bounce', 'complaint')),
   message_id text,
   changed_at timestamptz not null default now(),
   primary key (workspace_id, contact_id, channel)

@@ -18,7 +18,7 @@ import { claimMessage, findMessageById, type MessageRow, type MessageStatus } fr
 import { findSuppression } from './subscriptionQueries.ts';
 import { unsubscribeUrl } from './tokens.ts';
 
-type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
+type Services = AppContext;
 
 export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
   const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
@@ -39,9 +39,10 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
   }
-  const outcome = await sendMessage(app as AppContext, claimed.workspace_id, outgoing).catch(
-    (error: unknown) => ({ status: 'retry' as const, error: `channel error: ${(error as Error).message}` }),
-  );
+  const outcome = await sendMessage(app, claimed.workspace_id, outgoing).catch((error: unknown) => ({
+    status: 'retry' as const,
+    error: `channel error: ${(error as Error).message}`,
+  }));
   return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
 }
 
