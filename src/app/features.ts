@@ -12,6 +12,7 @@ import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
 import * as health from '../health/feature.ts';
+import * as messages from '../messages/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
@@ -25,6 +26,7 @@ export {
   contacts,
   events,
   health,
+  messages,
   scoring,
   segments,
   webhooks,

@@ -2,11 +2,11 @@
 
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
-import { scoring, segments, webhooks } from './features.ts';
+import { messages, scoring, segments, webhooks } from './features.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segments.jobs(), ...scoring.jobs()];
+  return [...segments.jobs(), ...scoring.jobs(), ...messages.jobs()];
 }
 
 export function allWorkerServices(): WorkerService[] {

@@ -9,6 +9,7 @@ import {
   contacts,
   events,
   health,
+  messages,
   scoring,
   segments,
   webhooks,
@@ -28,5 +29,6 @@ export function allRoutes(): RouteDefinition[] {
     ...segments.routes,
     ...scoring.routes,
     ...webhooks.routes,
+    ...messages.routes,
   ];
 }

@@ -23,4 +23,4 @@ export {
   Phone,
   text,
 } from './schemas.ts';
-export { getContact, listContactPage } from './service.ts';
+export { createContact, getContact, listContactPage } from './service.ts';
