@@ -5,6 +5,7 @@ import type { Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitPasswordHashing } from './accounts/hashingQueue.ts';
+import { registerStepQueue } from './campaigns/stepQueue.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -13,6 +14,7 @@ import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { shareByWorkspace } from './db/workspaceShare.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
+import type { Boss } from './jobs/boss.ts';
 import { createBoss } from './jobs/boss.ts';
 import { allJobs, allWorkerServices, createQueues } from './jobs/registry.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -64,12 +66,16 @@ export async function createContext(
       : log.error({ err: error }, 'pg-boss error'),
   );
   await boss.start();
+  releaseStepQueue.set(boss, registerStepQueue(boss));
   const context: AppContext = { db, config, log, boss, version: VERSION, databaseUrl };
   await createQueues(context);
   return context;
 }
 
+const releaseStepQueue = new WeakMap<Boss, () => void>();
+
 export async function closeContext(context: AppContext): Promise<void> {
+  releaseStepQueue.get(context.boss)?.();
   await context.boss.stop({ graceful: true, timeout: context.config.SHUTDOWN_TIMEOUT_MS, close: true });
   await context.db.end();
 }

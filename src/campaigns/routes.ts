@@ -47,7 +47,7 @@ function transitionRoute(transition: Transition) {
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
       body: await app.db.transaction((tx) =>
-        transitionCampaign(tx, workspaceId, params.campaignId, transition),
+        transitionCampaign(app, tx, workspaceId, params.campaignId, transition),
       ),
     }),
   });

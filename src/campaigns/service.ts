@@ -17,7 +17,7 @@ import {
   listEnrollments,
   updateCampaignDefinition,
 } from './queries.ts';
-import type { CampaignTrigger } from './schemas.ts';
+import type { CampaignGoal, CampaignTrigger } from './schemas.ts';
 
 export function toCampaign(row: CampaignRow) {
   return {
@@ -26,6 +26,7 @@ export function toCampaign(row: CampaignRow) {
     trigger: row.trigger as CampaignTrigger,
     steps: row.steps as never[],
     reentry: row.reentry,
+    goal: (row.goal as CampaignGoal | null) ?? null,
     status: row.status,
     activatedAt: row.activated_at,
     createdAt: row.created_at,
@@ -39,7 +40,12 @@ function toEnrollment(row: EnrollmentRow) {
     campaignId: row.campaign_id,
     contactId: row.contact_id,
     status: row.status,
+    exitReason: row.exit_reason,
     currentStep: row.current_step,
+    stepKey: row.step_key,
+    nextStepAt: row.next_step_at,
+    held: row.held,
+    cohorts: row.cohorts,
     triggerEventId: row.trigger_event_id,
     enrolledAt: row.enrolled_at,
     completedAt: row.completed_at,
@@ -48,7 +54,7 @@ function toEnrollment(row: EnrollmentRow) {
 
 /** A segment trigger must name a segment of this workspace (404, like any unknown id). */
 async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigger | undefined) {
-  if (trigger?.type !== 'segment_entered') return;
+  if (trigger?.type !== 'segment_entered' && trigger?.type !== 'broadcast') return;
   if (!(await segmentExists(db, workspaceId, trigger.segmentId))) {
     throw new NotFoundError('Segment', 'No segment in this workspace has trigger.segmentId.');
   }

@@ -1,6 +1,7 @@
 // What the worker runs. A feature exports job definitions (pg-boss queues, optionally on a
 // schedule) and/or long-running services (e.g. the webhook dispatcher); each is listed here.
 import type { Job, Queue, WorkOptions } from 'pg-boss';
+import { campaignJobs } from '../campaigns/jobs.ts';
 import type { AppContext } from '../http/context.ts';
 import { scoringJobs } from '../scoring/jobs.ts';
 import { segmentJobs } from '../segments/jobs.ts';
@@ -23,7 +24,7 @@ export type WorkerService = {
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segmentJobs(), ...scoringJobs()];
+  return [...segmentJobs(), ...scoringJobs(), ...campaignJobs()];
 }
 
 export function allWorkerServices(): WorkerService[] {

@@ -118,7 +118,10 @@ describe('campaigns: definition and status', () => {
       const empty = await admin.patch(`${base}/campaigns/${id}`, {});
       expectProblem(empty, 400);
       expect(empty.body.errors).to.deep.equal([
-        { path: 'body', message: 'nothing to change: send at least one of name, trigger, steps, reentry' },
+        {
+          path: 'body',
+          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal',
+        },
       ]);
     });
 
