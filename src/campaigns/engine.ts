@@ -141,7 +141,14 @@ export const stepJob: JobDefinition<StepPayload> = {
   name: STEP_QUEUE,
   // notify: a step queued now runs now, not at the worker's next poll.
   queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
-  work: { batchSize: 20, burstWhenBatchFull: true },
+  // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
+  // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
+  work: {
+    batchSize: 20,
+    burstWhenBatchFull: true,
+    pollingIntervalSeconds: 1,
+    notifyPollingIntervalSeconds: 1,
+  },
   handler: async (context: AppContext, jobs) => {
     for (const job of jobs) await runStep(context, StepPayload.parse(job.data));
   },
