@@ -112,6 +112,11 @@ const environmentSchema = z.object({
   WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),
   WORKSPACE_POOL_WAIT_MS: wholeNumber(0, 60_000, ' of milliseconds').default(2_000),
   SHUTDOWN_TIMEOUT_MS: durationMs(30_000),
+  // Seconds before each retry of a send the provider deferred (4xx, network error); then failed.
+  MESSAGE_RETRY_SCHEDULE: secondsList.default([300, 1800, 7200, 21600]),
+  // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
+  // than any provider call can last.
+  MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
 });
 
 export type Config = z.infer<typeof environmentSchema> & {

@@ -11,6 +11,8 @@ export const SCOPES = [
   'campaigns:write',
   'webhooks:read',
   'webhooks:write',
+  'messages:read',
+  'messages:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -8,6 +8,13 @@ import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/registry.ts';
+import {
+  type Channel,
+  createMessage,
+  deliverMessage,
+  enqueueDelivery,
+  type MessageTemplate,
+} from '../messages/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
   endEnrollment,
@@ -17,7 +24,6 @@ import {
   type StepContext,
 } from './engineQueries.ts';
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
-import { type Channel, currentMessaging } from './messaging.ts';
 import type { BranchCondition } from './schemas.ts';
 import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 
@@ -30,10 +36,10 @@ const MAX_HOPS = 1_000;
 /** The database's clock and the worker's may differ a little; a wait this close to its end is over. */
 const CLOCK_TOLERANCE_MS = 1_000;
 
-type Flow = { tx: Tx; context: StepContext; cohorts: Record<string, number> };
+type Flow = { app: AppContext; tx: Tx; context: StepContext; cohorts: Record<string, number> };
 
 /** Runs one step job; returns the message to deliver after the commit, if it made one. */
-async function runStepInTransaction(tx: Tx, job: StepPayload): Promise<string | null> {
+async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): Promise<string | null> {
   const context = await lockEnrollment(tx, job.enrollmentId);
   if (!context || context.status !== 'active' || context.step_key !== job.stepKey) return null;
   if (context.campaign_status === 'archived') {
@@ -44,7 +50,7 @@ async function runStepInTransaction(tx: Tx, job: StepPayload): Promise<string | 
     await holdEnrollment(tx, context.id); // resume queues it again
     return null;
   }
-  return walk({ tx, context, cohorts: { ...context.cohorts } }, job.stepKey);
+  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, job.stepKey);
 }
 
 async function walk(flow: Flow, from: string): Promise<string | null> {
@@ -94,29 +100,28 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
   return null;
 }
 
-function templateOf(step: Step): Record<string, unknown> {
-  if (step.channel === 'email') return { subject: step.subject, html: step.body, preheader: step.preheader };
-  const { type: _type, channel: _channel, ...rest } = step;
-  return rest;
+/** The message's template: an email step's own; push and telegram in the same three fields. */
+function templateOf(step: Step): MessageTemplate {
+  if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
+  if (step.channel === 'push')
+    return { subject: String(step.title), html: String(step.body), text: String(step.body) };
+  return { subject: '', html: String(step.text), text: String(step.text) };
 }
 
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
 async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
-  const { tx, context } = flow;
-  const messaging = currentMessaging();
-  const message = messaging
-    ? await messaging.createMessage(tx, {
-        workspaceId: context.workspace_id,
-        contactId: context.contact_id,
-        channel: step.channel as Channel,
-        campaignId: context.campaign_id,
-        enrollmentId: context.id,
-        stepKey: key,
-        template: templateOf(step),
-        ...(context.trigger_event_id ? { triggerEventId: context.trigger_event_id } : {}),
-      })
-    : null;
-  if (messaging && message?.created) await messaging.enqueueDelivery(tx, message.id);
+  const { app, tx, context } = flow;
+  const message = await createMessage(tx, {
+    workspaceId: context.workspace_id,
+    contactId: context.contact_id,
+    channel: step.channel as Channel,
+    campaignId: context.campaign_id,
+    enrollmentId: context.id,
+    stepKey: key,
+    template: templateOf(step),
+    triggerEventId: context.trigger_event_id,
+  });
+  if (message.created) await enqueueDelivery(app, tx, message.id);
   const next = nextStepKey(context.steps, key);
   if (next === null) {
     await endEnrollment(tx, context, { status: 'completed', exitReason: null }, flow.cohorts);
@@ -124,15 +129,14 @@ async function send(flow: Flow, key: string, step: Step): Promise<string | null>
     await moveEnrollment(tx, context.id, { stepKey: next, at: null, cohorts: flow.cohorts });
     await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: next }]);
   }
-  return message?.created ? message.id : null;
+  return message.created ? message.id : null;
 }
 
 export async function runStep(app: AppContext, payload: StepPayload): Promise<void> {
-  const messageId = await app.db.transaction((tx) => runStepInTransaction(tx, payload));
-  const messaging = currentMessaging();
-  if (!messageId || !messaging) return;
+  const messageId = await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
+  if (!messageId) return;
   // The delivery job queued with the message covers a failure here; the claim makes one send.
-  await messaging.deliverMessage(app, messageId).catch((error: unknown) => {
+  await deliverMessage(app, messageId).catch((error: unknown) => {
     app.log.warn({ err: error, messageId }, 'campaign send: delivery left to its job');
   });
 }

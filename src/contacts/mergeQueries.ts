@@ -5,8 +5,8 @@ import { type Db, sql } from '../db/pool.ts';
 import { ContactRow, contactColumns } from './queries.ts';
 
 /**
- * Moves events, segment memberships, enrollments, score history, aliases and kept anonymousIds
- * to the primary.
+ * Moves events, segment memberships, enrollments, messages, score history, aliases and kept
+ * anonymousIds to the primary. An opt-out of either contact holds for the merged one.
  */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`
@@ -22,6 +22,17 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
     ), moved_enrollments as (
       update enrollments set contact_id = ${primaryId}
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_messages as (
+      update messages set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_opt_outs as (
+      insert into contact_subscriptions (workspace_id, contact_id, channel, status, reason, message_id, changed_at)
+      select workspace_id, ${primaryId}, channel, status, reason, message_id, changed_at
+      from contact_subscriptions
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId} and status = 'unsubscribed'
+      on conflict (workspace_id, contact_id, channel) do update
+        set status = excluded.status, reason = excluded.reason, message_id = excluded.message_id,
+            changed_at = excluded.changed_at
     ), moved_scores as (
       update score_changes set contact_id = ${primaryId}
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   outgoingEvent: 'oev',
   webhookEndpoint: 'whe',
   webhookMessage: 'msg',
+  message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
 } as const;

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import express, { type Express, type Request, type Response } from 'express';
 import { findUserById } from '../accounts/queries.ts';
+import { installUnsubscribePages } from '../messages/unsubscribePages.ts';
 import { listWorkspacesOfUser } from '../workspaces/queries.ts';
 import { installAccountPages } from './accountPages.ts';
 import type { AppContext } from './context.ts';
@@ -44,6 +45,7 @@ export function installPages(app: Express, context: AppContext) {
     res.send(FAVICON_SVG);
   });
   installAccountPages(app, context);
+  installUnsubscribePages(app, context);
   app.get('/docs', (_req, res) => res.type('html').send(DOCS_HTML));
   app.get('/docs/init.js', (_req, res) =>
     res

@@ -7,6 +7,7 @@ import { campaignRoutes } from '../campaigns/routes.ts';
 import { contactRoutes } from '../contacts/routes.ts';
 import { eventRoutes } from '../events/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { messageRoutes } from '../messages/routes.ts';
 import { scoringRoutes } from '../scoring/routes.ts';
 import { segmentRoutes } from '../segments/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
@@ -28,5 +29,6 @@ export function allRoutes(): RouteDefinition[] {
     ...segmentRoutes,
     ...scoringRoutes,
     ...webhookRoutes,
+    ...messageRoutes,
   ];
 }

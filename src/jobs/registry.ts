@@ -3,6 +3,7 @@
 import type { Job, Queue, WorkOptions } from 'pg-boss';
 import { campaignJobs } from '../campaigns/jobs.ts';
 import type { AppContext } from '../http/context.ts';
+import { messageJobs } from '../messages/jobs.ts';
 import { scoringJobs } from '../scoring/jobs.ts';
 import { segmentJobs } from '../segments/jobs.ts';
 import { webhookDispatcher } from '../webhooks/dispatcher.ts';
@@ -24,7 +25,7 @@ export type WorkerService = {
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segmentJobs(), ...scoringJobs(), ...campaignJobs()];
+  return [...segmentJobs(), ...scoringJobs(), ...messageJobs(), ...campaignJobs()];
 }
 
 export function allWorkerServices(): WorkerService[] {

@@ -2,11 +2,19 @@
 // branches, splits, exits, goals, broadcasts, and what pause, resume and archive do.
 import { expect } from 'chai';
 import { createContact, outgoing, track, workspace } from '../events/support.ts';
+import { emailSinkChannel, type Sink } from '../messages/support.ts';
+import { eventually } from '../support/factories.ts';
 import { activeCampaign, enrollmentsOf, enrollmentWhen } from './support.ts';
 
 const SEND = { type: 'send', channel: 'email', subject: 'Hi {{ contact.firstName }}', body: '<p>Hello</p>' };
 
 describe('campaigns: the flow engine', () => {
+  let sink: Sink;
+  before(async () => {
+    sink = await emailSinkChannel();
+  });
+  after(() => sink.close());
+
   it('event → enrollment → wait → branch → send → exit on the goal; the other arm ends the flow', async () => {
     const { admin, base, workspaceId } = await workspace();
     const campaignId = await activeCampaign(admin, base, {
@@ -22,7 +30,11 @@ describe('campaigns: the flow engine', () => {
       ],
       goal: { eventType: 'purchase', where: [{ path: 'amount', op: 'gt', value: 10 }] },
     });
-    const pro = await createContact(admin, base, { email: 'pro@example.com', attributes: { plan: 'pro' } });
+    const pro = await createContact(admin, base, {
+      email: 'pro@engine.test',
+      firstName: 'Ada',
+      attributes: { plan: 'pro' },
+    });
     const free = await createContact(admin, base, {
       email: 'free@example.com',
       attributes: { plan: 'free' },
@@ -33,9 +45,20 @@ describe('campaigns: the flow engine', () => {
 
     const waiting = await enrollmentWhen(admin, base, campaignId, pro.id, (e) => e.nextStepAt !== null);
     expect(waiting).to.include({ status: 'active', stepKey: '0' });
-    const afterSend = await enrollmentWhen(admin, base, campaignId, pro.id, (e) => e.stepKey === '1.then.1');
+    const afterSend = await enrollmentWhen(
+      admin,
+      base,
+      campaignId,
+      pro.id,
+      (e) => e.stepKey === '1.then.1' && e.nextStepAt !== null,
+    );
     expect(Date.now() - started).to.be.at.least(1_000); // the wait held it
     expect(new Date(afterSend.nextStepAt!).getTime() - Date.now()).to.be.greaterThan(86_000_000);
+    const mail = await eventually(async () => sink.received.find((r) => r.to.includes('pro@engine.test')));
+    expect(mail.mail.subject).to.equal('Hi Ada');
+    const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
+    expect(messages.body.data).to.have.length(1);
+    expect(messages.body.data[0]).to.include({ contactId: pro.id, status: 'sent' });
 
     const done = await enrollmentWhen(admin, base, campaignId, free.id, (e) => e.status !== 'active');
     expect(done).to.include({ status: 'completed', exitReason: null, stepKey: null });

@@ -1,0 +1,126 @@
+// The one place that sends. Order of the side effects, and why:
+//   1. claim the row (queued → sending, with a lease) in its own statement, committed BEFORE the
+//      provider is called: a retried job, a second worker or a crash after the send finds the row
+//      claimed or final and sends nothing. At most one send per message, whatever fails.
+//   2. suppression (opt-outs, hard bounces, complaints, no address): recorded, never sent.
+//   3. render with the templates kit; a template error fails the message with that error.
+//   4. call the channel, outside any transaction (a provider can take seconds).
+//   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
+// A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
+// error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../http/context.ts';
+import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import { type OutgoingMessage, sendThroughChannel } from './channel.ts';
+import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
+import { recordFailure, recordOutcome } from './outcomes.ts';
+import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { findSuppression } from './subscriptionQueries.ts';
+import { unsubscribeUrl } from './tokens.ts';
+
+type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
+
+export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
+  const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
+  if (!claimed) {
+    const current = await findMessageById(app.db, messageId);
+    // Erased with its contact since it was queued: nothing to send, nothing to record.
+    return current?.status ?? 'failed';
+  }
+  const context = await findDeliveryContext(app.db, claimed);
+  const suppressed = context ? await suppressionOf(app, claimed, context) : 'the contact no longer exists';
+  if (suppressed || !context) {
+    return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
+  }
+  let outgoing: OutgoingMessage;
+  try {
+    outgoing = buildEmail(app, claimed, context);
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    return recordFailure(app, claimed, templateErrorText(error));
+  }
+  const outcome = await sendThroughChannel(app as AppContext, claimed.workspace_id, outgoing).catch(
+    (error: unknown) => ({ status: 'retry' as const, error: `channel error: ${(error as Error).message}` }),
+  );
+  return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
+}
+
+async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
+  if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  return findSuppression(
+    app.db,
+    message.workspace_id,
+    message.contact_id,
+    message.channel,
+    message.ignore_unsubscribe,
+  );
+}
+
+function fromSendOutcome(outcome: Awaited<ReturnType<typeof sendThroughChannel>>) {
+  if (outcome.status === 'sent') {
+    return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
+  }
+  const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
+  return { status: outcome.status, error };
+}
+
+function templateErrorText(error: TemplateError): string {
+  return `template error in ${error.field ?? 'template'} at line ${error.line}, column ${error.column}: ${error.message}`;
+}
+
+export function templateVariables(
+  app: Services,
+  message: MessageRow,
+  context: DeliveryContext,
+): TemplateVariables {
+  // The caller's data first: the built-in names (contact, workspace, unsubscribe_url …) win.
+  return {
+    ...message.data,
+    contact: {
+      email: context.email,
+      firstName: context.first_name,
+      lastName: context.last_name,
+      phone: context.phone,
+      attributes: context.attributes,
+      leadScore: context.lead_score,
+    },
+    ...(context.event_type
+      ? { event: { type: context.event_type, metadata: context.event_metadata ?? {} } }
+      : {}),
+    ...(message.campaign_id && context.campaign_name
+      ? { campaign: { id: message.campaign_id, name: context.campaign_name } }
+      : {}),
+    workspace: { name: context.workspace_name },
+    message: { id: message.id },
+    unsubscribe_url: unsubscribeUrl(app.config, message.id),
+  };
+}
+
+/** Campaign templates are parsed once per version of their source; one-off ones are not kept. */
+function cacheKeyOf(message: MessageRow): string | undefined {
+  if (!message.campaign_id) return undefined;
+  const source = createHash('sha256').update(JSON.stringify(message.template)).digest('base64url');
+  return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
+}
+
+function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const rendered = renderEmail(
+    message.template,
+    templateVariables(app, message, context),
+    cacheKeyOf(message),
+  );
+  const url = unsubscribeUrl(app.config, message.id);
+  const domain = new URL(app.config.PUBLIC_URL ?? 'http://switchboard.invalid').hostname;
+  return {
+    channel: 'email',
+    messageId: message.id,
+    to: context.email!,
+    ...rendered,
+    headers: {
+      'Message-ID': `<${message.id}@${domain}>`,
+      'X-Switchboard-Message-Id': message.id,
+      'List-Unsubscribe': `<${url}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  };
+}

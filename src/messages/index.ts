@@ -1,0 +1,22 @@
+// What other features may use of messages: the flow engine makes a message per send step and
+// delivers it; channel modules register their sender; contacts read subscription state.
+export {
+  type ChannelSender,
+  type OutgoingEmail,
+  type OutgoingMessage,
+  registerChannelSender,
+  type SendOutcome,
+} from './channel.ts';
+export { deliverMessage } from './deliver.ts';
+export { SEND_QUEUE } from './outcomes.ts';
+export {
+  CHANNELS,
+  type Channel,
+  MESSAGE_STATUSES,
+  type MessageStatus,
+  type MessageTemplate,
+} from './queries.ts';
+export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
+export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
+export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
+export { unsubscribeContact } from './unsubscribe.ts';

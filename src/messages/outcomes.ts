@@ -1,0 +1,117 @@
+// Records what became of a claimed send: the row, its timeline entry and its webhook commit
+// together, so a webhook never announces an outcome that was rolled back. A deferred send goes
+// back to queued with its retry job enqueued in the same transaction.
+import type { AppContext } from '../http/context.ts';
+import { transactionalDb } from '../jobs/boss.ts';
+import { emit } from '../outbox/emit.ts';
+import { finishClaim, insertMessageEvent, type MessageRow, type MessageStatus } from './queries.ts';
+import { setSubscription } from './subscriptionQueries.ts';
+import { unsubscribeContact } from './unsubscribe.ts';
+
+export const SEND_QUEUE = 'messages.send';
+
+type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
+
+export type ClaimOutcome = {
+  status: 'sent' | 'suppressed' | 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
+  error?: string | null;
+  providerId?: string | null;
+  providerResponse?: string | null;
+  recipient?: string;
+  rendered?: boolean;
+};
+
+export async function recordFailure(app: Services, message: MessageRow, error: string) {
+  return recordOutcome(app, message, { status: 'permanent', error });
+}
+
+/** The seconds to wait before the next attempt, or null after the last one. */
+function retryDelay(app: Services, attempts: number): number | null {
+  const schedule = app.config.MESSAGE_RETRY_SCHEDULE;
+  return attempts <= schedule.length ? schedule[attempts - 1] : null;
+}
+
+export async function recordOutcome(
+  app: Services,
+  message: MessageRow,
+  outcome: ClaimOutcome,
+): Promise<MessageStatus> {
+  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts) : null;
+  const status = finalStatus(outcome.status, delay);
+  const recorded = await app.db.transaction(async (tx) => {
+    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay * 1000);
+    const finished = await finishClaim(tx, message.id, {
+      status,
+      recipient: outcome.recipient,
+      providerId: outcome.providerId,
+      providerResponse: outcome.providerResponse,
+      error: outcome.error,
+      nextAttemptAt,
+      rendered: outcome.rendered,
+    });
+    if (!finished) return false;
+    const timelineType = status === 'queued' ? 'retrying' : status;
+    await insertMessageEvent(tx, message, timelineType, timelineDetail(outcome, message, nextAttemptAt));
+    await announce(tx, message, status, outcome);
+    if (nextAttemptAt) {
+      await app.boss.send(
+        SEND_QUEUE,
+        { messageId: message.id },
+        { db: transactionalDb(tx), startAfter: nextAttemptAt },
+      );
+    }
+    return true;
+  });
+  if (!recorded)
+    app.log.warn({ messageId: message.id, status }, 'send outcome after the claim was swept; not recorded');
+  return status;
+}
+
+function finalStatus(status: ClaimOutcome['status'], retryDelaySeconds: number | null): MessageStatus {
+  if (status === 'sent' || status === 'suppressed') return status;
+  if (status === 'bounce') return 'bounced';
+  if (status === 'retry' && retryDelaySeconds !== null) return 'queued';
+  return 'failed';
+}
+
+function timelineDetail(outcome: ClaimOutcome, message: MessageRow, nextAttemptAt: Date | null) {
+  return {
+    attempt: message.attempts,
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.providerResponse ? { response: outcome.providerResponse } : {}),
+    ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
+  };
+}
+
+type Tx = Parameters<Parameters<Services['db']['transaction']>[0]>[0];
+
+async function announce(tx: Tx, message: MessageRow, status: MessageStatus, outcome: ClaimOutcome) {
+  const ids = { messageId: message.id, contactId: message.contact_id };
+  const workspaceId = message.workspace_id;
+  if (status === 'sent') {
+    await emit(tx, {
+      workspaceId,
+      type: 'message.sent',
+      data: { ...ids, channel: message.channel, status, campaignId: message.campaign_id },
+    });
+  } else if (status === 'bounced') {
+    await emit(tx, { workspaceId, type: 'message.bounced', data: { ...ids, bounceType: 'hard' } });
+    // A hard bounce suppresses the channel for good (until the workspace resubscribes the contact).
+    await setSubscription(tx, workspaceId, message.contact_id, {
+      channel: 'email',
+      status: 'unsubscribed',
+      reason: 'hard_bounce',
+      messageId: message.id,
+    });
+  } else if (status === 'failed') {
+    await emit(tx, {
+      workspaceId,
+      type: 'message.failed',
+      data: { ...ids, error: outcome.error ?? 'failed' },
+    });
+    // The provider says the person left the channel (a Telegram user blocked the bot).
+    if (outcome.status === 'unsubscribe') {
+      await unsubscribeContact(tx, workspaceId, message.contact_id, message.channel, 'api', message.id);
+    }
+  }
+}

@@ -1,0 +1,231 @@
+// SQL for messages and their timeline. Every query filters by workspace first except the two the
+// worker runs by message id alone (the job payload and the lease sweep carry only ids it made).
+import type { FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
+import { type PageWindow, selectPage } from '../db/paginate.ts';
+import { type Db, sql } from '../db/pool.ts';
+
+export const CHANNELS = ['email', 'push', 'telegram'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'bounced', 'suppressed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export const MessageTemplate = z.object({
+  subject: z.string(),
+  html: z.string(),
+  text: z.string().nullish(),
+});
+export type MessageTemplate = z.infer<typeof MessageTemplate>;
+
+export const MessageRow = z.object({
+  workspace_id: z.string(),
+  id: z.string(),
+  contact_id: z.string(),
+  channel: z.enum(CHANNELS),
+  campaign_id: z.string().nullable(),
+  enrollment_id: z.string().nullable(),
+  step_key: z.string().nullable(),
+  status: z.enum(MESSAGE_STATUSES),
+  template: MessageTemplate,
+  data: z.record(z.string(), z.unknown()),
+  trigger_event_id: z.string().nullable(),
+  ignore_unsubscribe: z.boolean(),
+  recipient: z.string().nullable(),
+  rendered_at: z.string().nullable(),
+  provider_id: z.string().nullable(),
+  provider_response: z.string().nullable(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  next_attempt_at: z.string().nullable(),
+  lease_until: z.string().nullable(),
+  created_at: z.string(),
+  sent_at: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type MessageRow = z.infer<typeof MessageRow>;
+
+const columns = sql.fragment`
+  workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key, status, template, data,
+  trigger_event_id, ignore_unsubscribe, recipient, rendered_at, provider_id, provider_response, error,
+  attempts, next_attempt_at, lease_until, created_at, sent_at, updated_at
+`;
+
+export type NewMessage = {
+  id: string;
+  workspaceId: string;
+  contactId: string;
+  channel: Channel;
+  campaignId: string | null;
+  enrollmentId: string | null;
+  stepKey: string | null;
+  template: MessageTemplate;
+  data: Record<string, unknown>;
+  triggerEventId: string | null;
+  ignoreUnsubscribe: boolean;
+};
+
+/** Null when the enrollment's step already has its message (the unique key). */
+export async function insertMessage(db: Db, m: NewMessage): Promise<MessageRow | null> {
+  return db.maybeOne(sql.type(MessageRow)`
+    insert into messages (workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key,
+      template, data, trigger_event_id, ignore_unsubscribe)
+    values (${m.workspaceId}, ${m.id}, ${m.contactId}, ${m.channel}, ${m.campaignId}, ${m.enrollmentId},
+      ${m.stepKey}, ${sql.jsonb(m.template)}, ${sql.jsonb(m.data as never)}, ${m.triggerEventId},
+      ${m.ignoreUnsubscribe})
+    on conflict (workspace_id, enrollment_id, step_key) do nothing
+    returning ${columns}
+  `);
+}
+
+export async function findMessageByStep(db: Db, workspaceId: string, enrollmentId: string, stepKey: string) {
+  return db.one(sql.type(MessageRow)`
+    select ${columns} from messages
+    where workspace_id = ${workspaceId} and enrollment_id = ${enrollmentId} and step_key = ${stepKey}
+  `);
+}
+
+export async function findMessage(db: Db, workspaceId: string, messageId: string) {
+  return db.maybeOne(sql.type(MessageRow)`
+    select ${columns} from messages where workspace_id = ${workspaceId} and id = ${messageId}
+  `);
+}
+
+/** The worker's read: the job payload carries the id only. */
+export async function findMessageById(db: Db, messageId: string) {
+  return db.maybeOne(sql.type(MessageRow)`select ${columns} from messages where id = ${messageId}`);
+}
+
+/**
+ * queued → sending with a lease, in its own statement: only one caller wins the row, and the claim
+ * commits before the provider is called. Null when the row is not queued (sent, final or claimed).
+ */
+export async function claimMessage(db: Db, messageId: string, leaseMs: number) {
+  return db.maybeOne(sql.type(MessageRow)`
+    update messages
+    set status = 'sending', attempts = attempts + 1, lease_until = now() + ${leaseMs} * interval '1 ms',
+        next_attempt_at = null, updated_at = now()
+    where id = ${messageId} and status = 'queued'
+    returning ${columns}
+  `);
+}
+
+export type Outcome = {
+  status: MessageStatus;
+  recipient?: string | null;
+  providerId?: string | null;
+  providerResponse?: string | null;
+  error?: string | null;
+  nextAttemptAt?: Date | null;
+  rendered?: boolean;
+};
+
+/** Records the outcome of a claimed send; false when the claim was lost (swept as interrupted). */
+export async function finishClaim(db: Db, messageId: string, outcome: Outcome): Promise<boolean> {
+  const result = await db.query(sql.typeAlias('void')`
+    update messages
+    set status = ${outcome.status}, lease_until = null, updated_at = now(),
+        recipient = coalesce(${outcome.recipient ?? null}, recipient),
+        provider_id = ${outcome.providerId ?? null},
+        provider_response = ${outcome.providerResponse ?? null},
+        error = ${outcome.error ?? null},
+        next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null},
+        rendered_at = case when ${outcome.rendered ?? false} then now() else rendered_at end,
+        sent_at = case when ${outcome.status} = 'sent' then now() else sent_at end
+    where id = ${messageId} and status = 'sending'
+  `);
+  return result.rowCount === 1;
+}
+
+/** Claims whose lease passed with no outcome: the worker died mid-send. Never resent. */
+export async function failExpiredLeases(db: Db, limit: number) {
+  return db.any(sql.type(MessageRow)`
+    update messages
+    set status = 'failed', error = 'interrupted', lease_until = null, updated_at = now()
+    where id in (
+      select id from messages where status = 'sending' and lease_until < now()
+      order by lease_until limit ${limit} for update skip locked
+    )
+    returning ${columns}
+  `);
+}
+
+export type MessageFilter = {
+  contactId?: string;
+  campaignId?: string;
+  channel?: Channel;
+  status?: MessageStatus;
+};
+
+export async function listMessagePage(
+  db: Db,
+  workspaceId: string,
+  filter: MessageFilter,
+  window: PageWindow,
+) {
+  const conditions: FragmentSqlToken[] = [sql.fragment`workspace_id = ${workspaceId}`];
+  if (filter.contactId) conditions.push(sql.fragment`contact_id = ${filter.contactId}`);
+  if (filter.campaignId) conditions.push(sql.fragment`campaign_id = ${filter.campaignId}`);
+  if (filter.channel) conditions.push(sql.fragment`channel = ${filter.channel}`);
+  if (filter.status) conditions.push(sql.fragment`status = ${filter.status}`);
+  return selectPage(
+    db,
+    MessageRow,
+    {
+      columns,
+      from: sql.fragment`messages`,
+      where: sql.join(conditions, sql.fragment` and `),
+      orderBy: sql.fragment`created_at desc, id desc`,
+    },
+    window,
+  );
+}
+
+export const MessageEventRow = z.object({
+  type: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+  occurred_at: z.string(),
+});
+
+export async function insertMessageEvent(
+  db: Db,
+  message: { workspace_id: string; id: string },
+  type: string,
+  detail: Record<string, unknown> = {},
+) {
+  await db.query(sql.typeAlias('void')`
+    insert into message_events (workspace_id, message_id, type, detail)
+    values (${message.workspace_id}, ${message.id}, ${type}, ${sql.jsonb(detail as never)})
+  `);
+}
+
+export async function listMessageEvents(db: Db, workspaceId: string, messageId: string) {
+  return db.any(sql.type(MessageEventRow)`
+    select type, detail, occurred_at from message_events
+    where workspace_id = ${workspaceId} and message_id = ${messageId}
+    order by id
+  `);
+}
+
+/**
+ * Claims the key for the message; returns the message that already holds it, or null when the
+ * claim is new. A concurrent request with the key waits on the primary key until the first commits.
+ */
+export async function claimIdempotencyKey(db: Db, workspaceId: string, key: string, messageId: string) {
+  const inserted = await db.maybeOne(sql.type(z.object({ message_id: z.string() }))`
+    insert into message_idempotency_keys (workspace_id, key, message_id)
+    values (${workspaceId}, ${key}, ${messageId})
+    on conflict (workspace_id, key) do nothing
+    returning message_id
+  `);
+  if (inserted) return null;
+  return db.oneFirst(sql.type(z.object({ message_id: z.string() }))`
+    select message_id from message_idempotency_keys where workspace_id = ${workspaceId} and key = ${key}
+  `);
+}
+
+export async function pruneMessageIdempotencyKeys(db: Db): Promise<number> {
+  const result = await db.query(sql.typeAlias('void')`
+    delete from message_idempotency_keys where created_at < now() - interval '7 days'
+  `);
+  return result.rowCount;
+}

@@ -1,0 +1,198 @@
+// The HTTP shapes of messages and subscriptions.
+import { z } from 'zod';
+import { IdempotencyKey } from '../events/schemas.ts';
+import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { validateTemplate } from '../templates/index.ts';
+import { CHANNELS, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
+import { OPT_OUT_REASONS, SUBSCRIPTION_CHANNELS, type SubscriptionRow } from './subscriptionQueries.ts';
+
+const nullableId = z.string().nullable();
+
+export const MessageSchema = z
+  .object({
+    id: z.string().openapi({ example: 'msg_01JD2Z3K4M5N6P7Q8R9S0T1V2W' }),
+    contactId: z.string(),
+    channel: z.enum(CHANNELS),
+    campaignId: nullableId,
+    enrollmentId: nullableId,
+    stepKey: nullableId.openapi({ description: "The campaign step's path, e.g. `3.then.0`." }),
+    status: z.enum(MESSAGE_STATUSES),
+    subject: z.string().openapi({ description: 'The subject template (email).' }),
+    recipient: z.string().nullable().openapi({ description: 'The address it was sent to.' }),
+    error: z.string().nullable().openapi({ description: 'Why it failed, bounced or was suppressed.' }),
+    providerId: z.string().nullable(),
+    attempts: z.number().int(),
+    nextAttemptAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    sentAt: Timestamp.nullable(),
+    updatedAt: Timestamp,
+  })
+  .openapi('Message');
+
+export const TimelineEntry = z
+  .object({
+    type: z.string().openapi({ example: 'sent' }),
+    detail: z.record(z.string(), z.unknown()),
+    occurredAt: Timestamp,
+  })
+  .openapi('MessageTimelineEntry');
+
+export const MessageDetail = MessageSchema.extend({ timeline: z.array(TimelineEntry) }).openapi(
+  'MessageDetail',
+);
+export const MessagePage = paginated(MessageSchema).openapi('MessagePage');
+
+export const ListMessagesQuery = z.object({
+  contactId: z.string().optional(),
+  campaignId: z.string().optional(),
+  channel: z.enum(CHANNELS).optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+  ...pageQuery({ defaultLimit: 50, maxLimit: 200 }),
+});
+
+export const MessageParams = WorkspaceParams.extend({ messageId: z.string() });
+
+/** A template that does not parse is a 400 naming the field and its line, not a failed message later. */
+function parses(kind: 'html' | 'text') {
+  return (source: string, ctx: z.core.$RefinementCtx<string>) => {
+    const problem = validateTemplate(source, kind);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `line ${problem.line}, column ${problem.column}: ${problem.message}`,
+      });
+    }
+  };
+}
+
+export const SendMessageBody = z
+  .strictObject({
+    contactId: z.string().min(1).optional(),
+    email: z
+      .email()
+      .max(320)
+      .transform((email) => email.trim().toLowerCase())
+      .optional(),
+    channel: z.literal('email', { error: 'must be "email" (push and Telegram come later)' }),
+    subject: z.string().min(1).max(998).superRefine(parses('text')),
+    html: z.string().min(1).max(500_000).superRefine(parses('html')).optional(),
+    text: z.string().min(1).max(500_000).superRefine(parses('text')).optional(),
+    data: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Template variables.' }),
+    ignoreUnsubscribe: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Send even to a contact who unsubscribed (mail the law allows: receipts, password resets). ' +
+          'Hard bounces and complaints are never bypassed.',
+      }),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.contactId === undefined) === (body.email === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['contactId'],
+        message: 'give exactly one of contactId and email',
+      });
+    }
+    if (body.html === undefined && body.text === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['html'], message: 'give html, text or both' });
+    }
+  })
+  .openapi('SendMessage');
+
+export const MessageAccepted = z
+  .object({ id: z.string(), status: z.enum(MESSAGE_STATUSES) })
+  .openapi('MessageAccepted');
+
+export const SendHeaders = z.object({
+  'Idempotency-Key': IdempotencyKey.optional().openapi({
+    description: 'A retry with the same key sends nothing and answers with the first message.',
+  }),
+});
+
+export const ReplayedHeader = z.object({
+  'Idempotent-Replayed': z.literal('true').optional().openapi({ description: 'Present on a retry.' }),
+});
+
+export function toMessage(row: MessageRow) {
+  return {
+    id: row.id,
+    contactId: row.contact_id,
+    channel: row.channel,
+    campaignId: row.campaign_id,
+    enrollmentId: row.enrollment_id,
+    stepKey: row.step_key,
+    status: row.status,
+    subject: row.template.subject,
+    recipient: row.recipient,
+    error: row.error,
+    providerId: row.provider_id,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+// Subscriptions
+
+export const SubscriptionState = z
+  .object({
+    channel: z.enum(SUBSCRIPTION_CHANNELS),
+    status: z.enum(['subscribed', 'unsubscribed']),
+    reason: z.enum(OPT_OUT_REASONS).nullable(),
+    messageId: z.string().nullable(),
+    changedAt: Timestamp.nullable(),
+  })
+  .openapi('SubscriptionState');
+
+export const Subscriptions = z
+  .object({ contactId: z.string(), subscriptions: z.array(SubscriptionState) })
+  .openapi('ContactSubscriptions', {
+    description:
+      'One entry per channel; `all` is the global opt-out. A channel never changed is `subscribed`.',
+  });
+
+export const PutSubscriptionsBody = z
+  .strictObject({
+    subscriptions: z
+      .array(
+        z.strictObject({
+          channel: z.enum(SUBSCRIPTION_CHANNELS),
+          status: z.enum(['subscribed', 'unsubscribed']),
+        }),
+      )
+      .min(1)
+      .max(SUBSCRIPTION_CHANNELS.length),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    body.subscriptions.forEach((item, index) => {
+      if (seen.has(item.channel)) {
+        ctx.addIssue({ code: 'custom', path: ['subscriptions', index, 'channel'], message: 'named twice' });
+      }
+      seen.add(item.channel);
+    });
+  })
+  .openapi('PutSubscriptions');
+
+export const ContactSubscriptionParams = WorkspaceParams.extend({ contactId: z.string() });
+
+export function toSubscriptions(contactId: string, rows: readonly SubscriptionRow[]) {
+  const byChannel = new Map(rows.map((row) => [row.channel, row]));
+  return {
+    contactId,
+    subscriptions: SUBSCRIPTION_CHANNELS.map((channel) => {
+      const row = byChannel.get(channel);
+      return {
+        channel,
+        status: row?.status ?? ('subscribed' as const),
+        reason: row?.status === 'unsubscribed' ? row.reason : null,
+        messageId: row?.message_id ?? null,
+        changedAt: row?.changed_at ?? null,
+      };
+    }),
+  };
+}

@@ -1,0 +1,169 @@
+// Messages: making them (campaign steps and transactional sends), reading them, and the
+// subscription state that decides whether they may be sent. Transactions are the caller's.
+import { createContact, getContact } from '../contacts/service.ts';
+import { newId } from '../db/ids.ts';
+import type { PageWindow } from '../db/paginate.ts';
+import type { Db, Tx } from '../db/pool.ts';
+import { NotFoundError } from '../http/errors.ts';
+import type { Boss } from '../jobs/boss.ts';
+import { transactionalDb } from '../jobs/boss.ts';
+import { findContactIdByEmail } from './contextQueries.ts';
+import { SEND_QUEUE } from './outcomes.ts';
+import {
+  type Channel,
+  claimIdempotencyKey,
+  findMessage,
+  findMessageByStep,
+  insertMessage,
+  insertMessageEvent,
+  listMessageEvents,
+  listMessagePage,
+  type MessageFilter,
+  type MessageTemplate,
+} from './queries.ts';
+import { listSubscriptions, type SubscriptionChannel, setSubscription } from './subscriptionQueries.ts';
+import { unsubscribeContact } from './unsubscribe.ts';
+
+export type CreateMessageInput = {
+  /** Made here unless given (a transactional send claims its idempotency key with it first). */
+  id?: string;
+  workspaceId: string;
+  contactId: string;
+  channel: Channel;
+  campaignId?: string | null;
+  enrollmentId?: string | null;
+  stepKey?: string | null;
+  template: MessageTemplate;
+  data?: Record<string, unknown>;
+  triggerEventId?: string | null;
+  ignoreUnsubscribe?: boolean;
+};
+
+/**
+ * Inserts a queued message with the template it will be rendered from. The same enrollment and
+ * step give the same message (created: false), so a retried step job makes no second one.
+ * Enqueues nothing: the caller sends `enqueueDelivery` in the same transaction, or delivers itself.
+ */
+export async function createMessage(
+  tx: Db,
+  input: CreateMessageInput,
+): Promise<{ id: string; created: boolean }> {
+  const row = await insertMessage(tx, {
+    id: input.id ?? newId('message'),
+    workspaceId: input.workspaceId,
+    contactId: input.contactId,
+    channel: input.channel,
+    campaignId: input.campaignId ?? null,
+    enrollmentId: input.enrollmentId ?? null,
+    stepKey: input.stepKey ?? null,
+    template: input.template,
+    data: input.data ?? {},
+    triggerEventId: input.triggerEventId ?? null,
+    ignoreUnsubscribe: input.ignoreUnsubscribe ?? false,
+  });
+  if (row) {
+    await insertMessageEvent(tx, row, 'queued');
+    return { id: row.id, created: true };
+  }
+  const existing = await findMessageByStep(tx, input.workspaceId, input.enrollmentId!, input.stepKey!);
+  return { id: existing.id, created: false };
+}
+
+/** Sends the `messages.send` job in the caller's transaction: the message and its job commit together. */
+export async function enqueueDelivery(
+  app: { boss: Boss },
+  tx: Db,
+  messageId: string,
+  startAfter?: Date,
+): Promise<void> {
+  await app.boss.send(
+    SEND_QUEUE,
+    { messageId },
+    { db: transactionalDb(tx), ...(startAfter ? { startAfter } : {}) },
+  );
+}
+
+export type TransactionalInput = {
+  contactId?: string;
+  email?: string;
+  channel: 'email';
+  subject: string;
+  html?: string;
+  text?: string;
+  data?: Record<string, unknown>;
+  ignoreUnsubscribe?: boolean;
+};
+
+/**
+ * A one-off message now: to the contact named, or the one with the email (made if there is none).
+ * With an idempotency key already used, nothing is made and the first message's id comes back.
+ */
+export async function createTransactional(
+  app: { boss: Boss },
+  tx: Tx,
+  workspaceId: string,
+  input: TransactionalInput,
+  idempotencyKey?: string,
+): Promise<{ id: string; replayed: boolean }> {
+  const id = newId('message');
+  if (idempotencyKey) {
+    const first = await claimIdempotencyKey(tx, workspaceId, idempotencyKey, id);
+    if (first) return { id: first, replayed: true };
+  }
+  const contactId = await recipientContactId(tx, workspaceId, input);
+  await createMessage(tx, {
+    id,
+    workspaceId,
+    contactId,
+    channel: input.channel,
+    // Without an HTML part the text is sent as the body (escaped), and as the text part verbatim.
+    template: { subject: input.subject, html: input.html ?? input.text ?? '', text: input.text ?? null },
+    data: input.data,
+    ignoreUnsubscribe: input.ignoreUnsubscribe,
+  });
+  await enqueueDelivery(app, tx, id);
+  return { id, replayed: false };
+}
+
+async function recipientContactId(tx: Tx, workspaceId: string, input: TransactionalInput): Promise<string> {
+  if (input.contactId) return (await getContact(tx, workspaceId, input.contactId)).id;
+  const found = await findContactIdByEmail(tx, workspaceId, input.email!);
+  if (found) return found;
+  return (await createContact(tx, workspaceId, { email: input.email! })).contact.id;
+}
+
+export async function listMessages(db: Db, workspaceId: string, filter: MessageFilter, window: PageWindow) {
+  return listMessagePage(db, workspaceId, filter, window);
+}
+
+export async function getMessageWithTimeline(db: Db, workspaceId: string, messageId: string) {
+  const message = await findMessage(db, workspaceId, messageId);
+  if (!message) throw new NotFoundError('Message');
+  return { message, timeline: await listMessageEvents(db, workspaceId, messageId) };
+}
+
+export async function getSubscriptions(db: Db, workspaceId: string, contactId: string) {
+  const contact = await getContact(db, workspaceId, contactId);
+  return { contactId: contact.id, rows: await listSubscriptions(db, workspaceId, contact.id) };
+}
+
+/**
+ * Sets channels' states. An opt-out here is an opt-out like any other (webhook, enrollments
+ * exited); a resubscribe also lifts a hard bounce or complaint: the workspace vouches for the address.
+ */
+export async function putSubscriptions(
+  tx: Tx,
+  workspaceId: string,
+  contactId: string,
+  changes: readonly { channel: SubscriptionChannel; status: 'subscribed' | 'unsubscribed' }[],
+) {
+  const contact = await getContact(tx, workspaceId, contactId);
+  for (const change of changes) {
+    if (change.status === 'unsubscribed') {
+      await unsubscribeContact(tx, workspaceId, contact.id, change.channel, 'api', null);
+    } else {
+      await setSubscription(tx, workspaceId, contact.id, { ...change, reason: null, messageId: null });
+    }
+  }
+  return getSubscriptions(tx, workspaceId, contact.id);
+}

@@ -1,0 +1,112 @@
+// SQL for contact subscriptions (opt-outs per channel, 'all' for the global one) and the one
+// statement messages run on enrollments: the exit of an unsubscribed contact.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+
+export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
+export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
+export const OPT_OUT_REASONS = ['link', 'one_click', 'api', 'hard_bounce', 'complaint'] as const;
+export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
+
+export const SubscriptionRow = z.object({
+  channel: z.enum(SUBSCRIPTION_CHANNELS),
+  status: z.enum(['subscribed', 'unsubscribed']),
+  reason: z.enum(OPT_OUT_REASONS).nullable(),
+  message_id: z.string().nullable(),
+  changed_at: z.string(),
+});
+export type SubscriptionRow = z.infer<typeof SubscriptionRow>;
+
+export async function listSubscriptions(db: Db, workspaceId: string, contactId: string) {
+  return db.any(sql.type(SubscriptionRow)`
+    select channel, status, reason, message_id, changed_at from contact_subscriptions
+    where workspace_id = ${workspaceId} and contact_id = ${contactId}
+  `);
+}
+
+export type SubscriptionChange = {
+  channel: SubscriptionChannel;
+  status: 'subscribed' | 'unsubscribed';
+  reason: OptOutReason | null;
+  messageId: string | null;
+};
+
+/**
+ * Sets a channel's state; returns true when it changed (so a repeated unsubscribe emits nothing).
+ * A resubscribe (API) clears a hard bounce or complaint too: the workspace says the address is good.
+ */
+export async function setSubscription(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  change: SubscriptionChange,
+): Promise<boolean> {
+  const changed = await db.maybeOne(sql.type(z.object({ channel: z.string() }))`
+    insert into contact_subscriptions (workspace_id, contact_id, channel, status, reason, message_id)
+    values (${workspaceId}, ${contactId}, ${change.channel}, ${change.status}, ${change.reason},
+      ${change.messageId})
+    on conflict (workspace_id, contact_id, channel) do update
+      set status = excluded.status, reason = excluded.reason, message_id = excluded.message_id,
+          changed_at = now()
+      where contact_subscriptions.status is distinct from excluded.status
+    returning channel
+  `);
+  return changed !== null;
+}
+
+/**
+ * Why a send to this contact on this channel must not happen, or null. Hard bounces and
+ * complaints hold even for mail sent with ignoreUnsubscribe (the address does not want it or
+ * does not exist); other opt-outs do not.
+ */
+export async function findSuppression(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  channel: string,
+  ignoreUnsubscribe: boolean,
+): Promise<string | null> {
+  const rows = await db.any(sql.type(z.object({ channel: z.string(), reason: z.string().nullable() }))`
+    select channel, reason from contact_subscriptions
+    where workspace_id = ${workspaceId} and contact_id = ${contactId} and status = 'unsubscribed'
+      and channel in (${channel}, 'all')
+  `);
+  const hard = rows.find((row) => row.reason === 'hard_bounce' || row.reason === 'complaint');
+  if (hard) return hard.reason === 'hard_bounce' ? 'hard bounce' : 'complaint';
+  if (ignoreUnsubscribe) return null;
+  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
+  if (rows.length > 0) return `unsubscribed from ${channel}`;
+  return null;
+}
+
+/**
+ * Exits the contact's active enrollments in campaigns whose every send step is on `channel`
+ * (all campaigns with a send step, for 'all'). The flow engine owns enrollments; this is the one
+ * statement messages runs on them, because an unsubscribe must stop the flow at once.
+ */
+export async function exitEnrollmentsOnUnsubscribe(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  channel: SubscriptionChannel,
+): Promise<number> {
+  const result = await db.query(sql.typeAlias('void')`
+    update enrollments e set status = 'exited', exit_reason = 'unsubscribed', completed_at = now()
+    from campaigns c
+    where e.workspace_id = ${workspaceId} and e.contact_id = ${contactId} and e.status = 'active'
+      and c.workspace_id = e.workspace_id and c.id = e.campaign_id
+      and exists (
+        select 1 from jsonb_path_query(c.steps, 'strict $.**.channel') as ch
+      )
+      and (${channel} = 'all' or not exists (
+        select 1 from jsonb_path_query(c.steps, 'strict $.**.channel') as ch
+        where ch #>> '{}' <> ${channel}
+      ))
+  `);
+  return result.rowCount;
+}
+
+/** Whether a send on the channel would reach the contact (no opt-out, bounce or complaint). */
+export async function isSubscribed(db: Db, workspaceId: string, contactId: string, channel: string) {
+  return (await findSuppression(db, workspaceId, contactId, channel, false)) === null;
+}

@@ -1,0 +1,47 @@
+// An opt-out, from whichever door it comes (the /u/{token} page, a one-click POST, the API, a
+// provider): the subscription row, the message's timeline, the webhook, and the exit of the
+// contact's enrollments in campaigns that can no longer reach them, in the caller's transaction.
+// A repeated opt-out changes nothing and emits nothing, so every door is idempotent.
+import type { Db } from '../db/pool.ts';
+import { emit } from '../outbox/emit.ts';
+import { insertMessageEvent } from './queries.ts';
+import {
+  exitEnrollmentsOnUnsubscribe,
+  type OptOutReason,
+  type SubscriptionChannel,
+  setSubscription,
+} from './subscriptionQueries.ts';
+
+export async function unsubscribeContact(
+  tx: Db,
+  workspaceId: string,
+  contactId: string,
+  channel: SubscriptionChannel,
+  reason: OptOutReason,
+  messageId: string | null,
+): Promise<boolean> {
+  const changed = await setSubscription(tx, workspaceId, contactId, {
+    channel,
+    status: 'unsubscribed',
+    reason,
+    messageId,
+  });
+  if (!changed) return false;
+  if (messageId) {
+    await insertMessageEvent(tx, { workspace_id: workspaceId, id: messageId }, 'unsubscribed', {
+      channel,
+      reason,
+    });
+  }
+  if (channel === 'all') {
+    await emit(tx, { workspaceId, type: 'unsubscribe.all', data: { contactId } });
+  } else {
+    await emit(tx, {
+      workspaceId,
+      type: `unsubscribe.${channel}`,
+      data: channel === 'email' ? { contactId, channel, messageId } : { contactId, channel },
+    });
+  }
+  await exitEnrollmentsOnUnsubscribe(tx, workspaceId, contactId, channel);
+  return true;
+}
