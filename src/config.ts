@@ -107,6 +107,7 @@ const environmentSchema = z.object({
   SEGMENT_RULE_MAX_WHERE: wholeNumber(0, 10_000).default(20),
   SEGMENTS_PER_WORKSPACE: wholeNumber(1, 100_000).default(100),
   SEGMENT_COMPUTE_PAGE_SIZE: wholeNumber(10, 100_000).default(1_000),
+  CAMPAIGN_BROADCAST_PAGE_SIZE: wholeNumber(1, 100_000).default(1_000),
   SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
   WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),

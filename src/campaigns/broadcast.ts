@@ -14,7 +14,6 @@ import { FIRST_STEP } from './flow.ts';
 import { enqueueSteps } from './stepQueue.ts';
 
 export const BROADCAST_QUEUE = 'campaigns.broadcast';
-export const BROADCAST_PAGE_SIZE = 1_000;
 /** The cursor before the first page (contact ids are never empty). */
 const START = '';
 
@@ -99,10 +98,14 @@ async function enrollPage(app: AppContext, db: Db, payload: BroadcastPayload, pa
 export const broadcastJob: JobDefinition<BroadcastPayload> = {
   name: BROADCAST_QUEUE,
   queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 600, notify: true },
+  // The first page is queued for sendAt: the poll, not the notify backstop, starts it on time.
+  work: { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
   handler: async (context: AppContext, jobs) => {
     for (const job of jobs) {
       const payload = BroadcastPayload.parse(job.data);
-      await context.db.transaction((tx) => enrollPage(context, tx, payload, BROADCAST_PAGE_SIZE));
+      await context.db.transaction((tx) =>
+        enrollPage(context, tx, payload, context.config.CAMPAIGN_BROADCAST_PAGE_SIZE),
+      );
     }
   },
 };
