@@ -101,7 +101,7 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
 }
 
 /** The message's template: an email step's own; push and telegram in the same three fields. */
-function templateOf(step: Step): MessageTemplate {
+export function templateOf(step: Step): MessageTemplate {
   if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
   if (step.channel === 'push')
     return { subject: String(step.title), html: String(step.body), text: String(step.body) };

@@ -1,5 +1,8 @@
 import { access, defineRoute } from '../http/route.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
+import { previewStep } from './preview.ts';
+import { campaignReport } from './report.ts';
+import { CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
 import {
   CampaignPage,
   CampaignParams,
@@ -147,6 +150,39 @@ export const campaignRoutes = [
     handler: async ({ app, workspaceId, params, query: { page, limit, ...filter } }) => ({
       status: 200,
       body: await listEnrollmentPage(app.db, workspaceId, params.campaignId, filter, { page, limit }),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{campaignId}/report`,
+    operationId: 'campaigns.report',
+    summary: 'Report: enrollments by status, messages by status per step and in total, split paths',
+    tags,
+    access: read,
+    params: CampaignParams,
+    responses: { 200: { description: 'The report', schema: CampaignReport } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await campaignReport(app.db, workspaceId, params.campaignId),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/preview`,
+    operationId: 'campaigns.preview',
+    summary: 'Render a send step for a contact: subject, HTML and text (nothing is sent)',
+    tags,
+    access: write, // it shows contact data through the template: campaign editors only
+    params: CampaignParams,
+    body: PreviewBody,
+    responses: { 200: { description: 'The rendered message', schema: PreviewResult } },
+    errors: {
+      400: 'The step is not a send step of the campaign, or its template fails (naming the step, part and line).',
+      404: 'The workspace, campaign or contact does not exist here.',
+    },
+    handler: async ({ app, workspaceId, params, body }) => ({
+      status: 200,
+      body: await previewStep(app, workspaceId, params.campaignId, body),
     }),
   }),
 ];

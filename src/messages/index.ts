@@ -7,7 +7,9 @@ export {
   registerChannelSender,
   type SendOutcome,
 } from './channel.ts';
-export { deliverMessage } from './deliver.ts';
+// Previews render a step as its message would be, with the same variables.
+export { findDeliveryContext } from './contextQueries.ts';
+export { deliverMessage, templateVariables } from './deliver.ts';
 export { SEND_QUEUE } from './outcomes.ts';
 export {
   CHANNELS,
