@@ -82,7 +82,9 @@ export const campaignRoutes = [
     params: WorkspaceParams,
     body: CreateCampaignBody,
     responses: { 201: { description: 'The new draft campaign', schema: CampaignSchema } },
-    errors: { 404: 'The workspace, or the trigger.segmentId, does not exist here.' },
+    errors: {
+      404: "The workspace, the trigger.segmentId or a branch step's if.segment does not exist here.",
+    },
     handler: async ({ app, workspaceId, body }) => ({
       status: 201,
       body: await createCampaign(app.db, workspaceId, body),
@@ -113,7 +115,7 @@ export const campaignRoutes = [
     body: UpdateCampaignBody,
     responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
     errors: {
-      404: 'The workspace, campaign or trigger.segmentId does not exist here.',
+      404: "The workspace, campaign, trigger.segmentId or a branch step's if.segment does not exist here.",
       409: 'The campaign is archived, or running and the edit touches more than its name.',
     },
     handler: async ({ app, workspaceId, params, body }) => ({

@@ -149,7 +149,7 @@ const STEP_TYPES_ERROR = 'type must be send, wait, branch, split or exit';
 
 function stepLevel(depth: number): z.ZodType {
   const leaves = [SendStep, WaitStep, ExitStep] as const;
-  if (depth === MAX_NESTING) {
+  if (depth > MAX_NESTING) {
     return z.discriminatedUnion('type', [...leaves], {
       error: `type must be send, wait or exit (branches and splits nest ${MAX_NESTING} levels deep at most)`,
     });

@@ -5,6 +5,7 @@ import { segmentExists } from '../contacts/queries.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
+import { allSteps, type Step } from './flow.ts';
 import {
   type CampaignDefinition,
   type CampaignRow,
@@ -60,8 +61,24 @@ async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigge
   }
 }
 
+/** Branches on `{segment: id}` must name segments of this workspace (404 naming the step). */
+async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[] | undefined) {
+  if (!steps) return;
+  for (const { key, step } of allSteps(steps as Step[])) {
+    const condition = step.if as { segment?: unknown } | undefined;
+    if (step.type !== 'branch' || typeof condition?.segment !== 'string') continue;
+    if (!(await segmentExists(db, workspaceId, condition.segment))) {
+      throw new NotFoundError(
+        'Segment',
+        `No segment in this workspace has the id in step ${key}'s if.segment.`,
+      );
+    }
+  }
+}
+
 export async function createCampaign(db: Db, workspaceId: string, input: CampaignDefinition) {
   await checkTrigger(db, workspaceId, input.trigger as CampaignTrigger);
+  await checkBranchSegments(db, workspaceId, input.steps);
   return toCampaign(await insertCampaign(db, workspaceId, newId('campaign'), input));
 }
 
@@ -104,6 +121,7 @@ export async function updateCampaign(
     );
   }
   await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger | undefined);
+  await checkBranchSegments(tx, workspaceId, input.steps);
   return toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input));
 }
 
