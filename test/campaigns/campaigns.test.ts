@@ -8,10 +8,10 @@ import { createCampaign, STEPS } from './support.ts';
 /** A branch nested `depth` levels deep, on an event since enrollment. */
 function nest(depth: number): Record<string, unknown> {
   const leaf = { type: 'wait', duration: 'PT1H' };
-  // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
   return {
     type: 'branch',
     if: { event: 'x', since: 'enrollment' },
+    // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
     then: [depth > 0 ? nest(depth - 1) : leaf],
   };
 }
@@ -174,6 +174,7 @@ describe('campaigns: definition and status', () => {
       const steps = [
         { type: 'wait', until: { time: '09:00', timezone: 'Europe/Paris' } },
         nest(2),
+        // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
         { type: 'branch', if: { segment: segment.body.id }, then: [{ type: 'exit' }] },
         {
           type: 'split',
