@@ -108,6 +108,8 @@ const environmentSchema = z.object({
   SEGMENTS_PER_WORKSPACE: wholeNumber(1, 100_000).default(100),
   SEGMENT_COMPUTE_PAGE_SIZE: wholeNumber(10, 100_000).default(1_000),
   CAMPAIGN_BROADCAST_PAGE_SIZE: wholeNumber(1, 100_000).default(1_000),
+  CAMPAIGN_STEP_EXPIRE_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
+  JOB_SUPERVISE_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
   WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),

@@ -58,7 +58,7 @@ export async function createContext(
   });
   limitPasswordHashing({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE });
   const db = shareByWorkspace(pool, config.WORKSPACE_POOL_SHARE);
-  const boss = createBoss(databaseUrl, role);
+  const boss = createBoss(databaseUrl, role, config.JOB_SUPERVISE_SECONDS);
   // A restart or failover of the database is expected now and then: pg-boss reconnects by itself.
   boss.on('error', (error) =>
     isDatabaseUnavailable(error)

@@ -41,7 +41,7 @@ type Flow = { app: AppContext; tx: Tx; context: StepContext; cohorts: Record<str
 /** Runs one step job; returns the message to deliver after the commit, if it made one. */
 async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): Promise<string | null> {
   const context = await lockEnrollment(tx, job.enrollmentId);
-  if (!context || context.status !== 'active' || context.step_key !== job.stepKey) return null;
+  if (context?.status !== 'active' || context.step_key !== job.stepKey) return null;
   if (context.campaign_status === 'archived') {
     await endEnrollment(tx, context, { status: 'exited', exitReason: 'archived' });
     return null;
