@@ -2,12 +2,17 @@
 -- transactionally. The row is claimed (queued → sending, with a lease) before the provider is
 -- called, so a step sends at most once whatever crashes; a claim whose lease passed without an
 -- outcome is marked failed ('interrupted'), never resent.
+--
+-- No foreign key to workspaces or campaigns, for the reason 0008 gives for enrollments: a
+-- broadcast inserts thousands of messages of one campaign at once, and each key check takes a KEY
+-- SHARE lock on that one workspace row and campaign row. Messages go with their workspace through
+-- their contact; a deleted (draft or archived) campaign leaves its messages' history in place.
 create table messages (
-  workspace_id text not null references workspaces (id) on delete cascade,
+  workspace_id text not null,
   id text not null primary key,
   contact_id text not null references contacts (id) on delete cascade,
   channel text not null check (channel in ('email', 'push', 'telegram')),
-  campaign_id text references campaigns (id) on delete set null,
+  campaign_id text,
   enrollment_id text references enrollments (id) on delete set null,
   step_key text,
   status text not null default 'queued'
@@ -69,7 +74,7 @@ create table contact_subscriptions (
   contact_id text not null references contacts (id) on delete cascade,
   channel text not null check (channel in ('email', 'push', 'telegram', 'all')),
   status text not null check (status in ('subscribed', 'unsubscribed')),
-  reason text check (reason in ('link', 'one_click', 'api', 'hard_bounce', 'complaint')),
+  reason text check (reason in ('link', 'one_click', 'api', 'provider', 'hard_bounce', 'complaint')),
   message_id text,
   changed_at timestamptz not null default now(),
   primary key (workspace_id, contact_id, channel)

@@ -55,6 +55,39 @@ const cronExpression = z.string().refine((value) => {
   }
 }, 'must be a cron expression of five fields (minute hour day month weekday), e.g. "* * * * *" for every minute or "*/5 * * * *"');
 
+/**
+ * One or more AES-256 keys, comma-separated, each 32 bytes as 64 hex digits or base64; the first
+ * encrypts, every one decrypts (so a new key can go first while rows written under the old remain).
+ */
+const encryptionKeys = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()))
+  .transform((parts, context) => {
+    const keys = parts.map((part) =>
+      /^[0-9a-fA-F]{64}$/.test(part) ? Buffer.from(part, 'hex') : Buffer.from(part, 'base64'),
+    );
+    if (keys.some((key) => key.length !== 32)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'must be 32 bytes as 64 hex digits or base64 (comma-separated when several)',
+      });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
+const hostList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
+    .filter(Boolean),
+);
+
 const environmentSchema = z.object({
   NODE_ENV: oneOf(['development', 'test', 'production']).default('development'),
   PORT: wholeNumber(0, 65535).default(3000),
@@ -94,7 +127,12 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_TIMEOUT_MS: durationMs(15_000),
   WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+  // One switch for every outbound target (webhook URLs, SMTP hosts); WEBHOOK_… is its old name.
+  ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
+  SMTP_ALLOWED_HOSTS: hostList.default([]),
+  SMTP_TIMEOUT_MS: durationMs(15_000),
+  ENCRYPTION_KEY: encryptionKeys.optional(),
   WEBHOOK_ALLOW_HTTP: booleanFlag.optional(),
   WEBHOOK_DISABLE_AFTER_DAYS: positiveDecimal.default(5),
   WEBHOOK_CONCURRENCY: wholeNumber(1, 1000).default(64),
@@ -122,7 +160,14 @@ const environmentSchema = z.object({
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
 });
 
-export type Config = z.infer<typeof environmentSchema> & {
+export type Config = Omit<
+  z.infer<typeof environmentSchema>,
+  'ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'
+> & {
+  /** Whether customer-supplied targets may be private or loopback addresses (never in production). */
+  ALLOW_PRIVATE_TARGETS: boolean;
+  /** The same value, under the name the webhook code reads. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   trustProxy: boolean;
   webhookAllowHttp: boolean;
 };
@@ -144,13 +189,23 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       'Invalid configuration:\n  SESSION_SECRET: required in production (at least 32 characters)',
     );
   }
-  if (production && parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
+  if (production && !parsed.ENCRYPTION_KEY) {
     throw new ConfigError(
-      'Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: may not be true in production (SSRF protection)',
+      'Invalid configuration:\n  ENCRYPTION_KEY: required in production (32 bytes as 64 hex digits or base64)',
+    );
+  }
+  const allowPrivate = parsed.ALLOW_PRIVATE_TARGETS ?? parsed.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? false;
+  if (production && allowPrivate) {
+    const name =
+      parsed.ALLOW_PRIVATE_TARGETS === undefined ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : 'ALLOW_PRIVATE_TARGETS';
+    throw new ConfigError(
+      `Invalid configuration:\n  ${name}: may not be true in production (SSRF protection)`,
     );
   }
   return {
     ...parsed,
+    ALLOW_PRIVATE_TARGETS: allowPrivate,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate,
     trustProxy: parsed.TRUST_PROXY ?? production,
     webhookAllowHttp: parsed.WEBHOOK_ALLOW_HTTP ?? !production,
   };

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitPasswordHashing } from './accounts/hashingQueue.ts';
 import { registerStepQueue } from './campaigns/stepQueue.ts';
+import { shutdown as closeChannels } from './channels/feature.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -76,6 +77,7 @@ const releaseStepQueue = new WeakMap<Boss, () => void>();
 
 export async function closeContext(context: AppContext): Promise<void> {
   releaseStepQueue.get(context.boss)?.();
+  await closeChannels();
   await context.boss.stop({ graceful: true, timeout: context.config.SHUTDOWN_TIMEOUT_MS, close: true });
   await context.db.end();
 }

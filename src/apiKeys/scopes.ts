@@ -11,6 +11,8 @@ export const SCOPES = [
   'campaigns:write',
   'webhooks:read',
   'webhooks:write',
+  'channels:read',
+  'channels:write',
   'messages:read',
   'messages:write',
 ] as const;

@@ -4,6 +4,7 @@ import { passwordRoutes } from '../accounts/passwordRoutes.ts';
 import { accountRoutes } from '../accounts/routes.ts';
 import { apiKeyRoutes } from '../apiKeys/routes.ts';
 import { campaignRoutes } from '../campaigns/routes.ts';
+import { routes as channelRoutes } from '../channels/feature.ts';
 import { contactRoutes } from '../contacts/routes.ts';
 import { eventRoutes } from '../events/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
@@ -30,5 +31,6 @@ export function allRoutes(): RouteDefinition[] {
     ...scoringRoutes,
     ...webhookRoutes,
     ...messageRoutes,
+    ...channelRoutes,
   ];
 }

@@ -9,16 +9,16 @@
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
+import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
 import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
-import { type OutgoingMessage, sendThroughChannel } from './channel.ts';
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { findSuppression } from './subscriptionQueries.ts';
 import { unsubscribeUrl } from './tokens.ts';
 
-type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
+type Services = AppContext;
 
 export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
   const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
@@ -39,9 +39,10 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
   }
-  const outcome = await sendThroughChannel(app as AppContext, claimed.workspace_id, outgoing).catch(
-    (error: unknown) => ({ status: 'retry' as const, error: `channel error: ${(error as Error).message}` }),
-  );
+  const outcome = await sendMessage(app, claimed.workspace_id, outgoing).catch((error: unknown) => ({
+    status: 'retry' as const,
+    error: `channel error: ${(error as Error).message}`,
+  }));
   return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
 }
 
@@ -56,7 +57,7 @@ async function suppressionOf(app: Services, message: MessageRow, context: Delive
   );
 }
 
-function fromSendOutcome(outcome: Awaited<ReturnType<typeof sendThroughChannel>>) {
+function fromSendOutcome(outcome: SendOutcome) {
   if (outcome.status === 'sent') {
     return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
   }
@@ -103,24 +104,18 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
 }
 
+/** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const rendered = renderEmail(
     message.template,
     templateVariables(app, message, context),
     cacheKeyOf(message),
   );
-  const url = unsubscribeUrl(app.config, message.id);
-  const domain = new URL(app.config.PUBLIC_URL ?? 'http://switchboard.invalid').hostname;
   return {
     channel: 'email',
-    messageId: message.id,
+    id: message.id,
     to: context.email!,
     ...rendered,
-    headers: {
-      'Message-ID': `<${message.id}@${domain}>`,
-      'X-Switchboard-Message-Id': message.id,
-      'List-Unsubscribe': `<${url}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-    },
+    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
   };
 }

@@ -1,12 +1,6 @@
 // What other features may use of messages: the flow engine makes a message per send step and
-// delivers it; channel modules register their sender; contacts read subscription state.
-export {
-  type ChannelSender,
-  type OutgoingEmail,
-  type OutgoingMessage,
-  registerChannelSender,
-  type SendOutcome,
-} from './channel.ts';
+// delivers it; other features read subscription state and record opt-outs.
+
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';

@@ -1,12 +1,13 @@
 // The worker's message jobs: `messages.send` delivers one message (safe to run twice: the claim
-// decides), and `messages.sweep` marks sends interrupted by a killed worker as failed.
+// decides), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
+// idempotency keys past their 7 days.
 import { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/registry.ts';
 import { emit } from '../outbox/emit.ts';
 import { deliverMessage } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';
-import { failExpiredLeases, insertMessageEvent } from './queries.ts';
+import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
 
 export const SWEEP_QUEUE = 'messages.sweep';
 const SWEEP_BATCH = 500;
@@ -53,6 +54,7 @@ export const sweepMessagesJob: JobDefinition = {
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
     await sweepInterruptedSends(context);
+    await pruneMessageIdempotencyKeys(context.db);
   },
 };
 

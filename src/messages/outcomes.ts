@@ -111,7 +111,7 @@ async function announce(tx: Tx, message: MessageRow, status: MessageStatus, outc
     });
     // The provider says the person left the channel (a Telegram user blocked the bot).
     if (outcome.status === 'unsubscribe') {
-      await unsubscribeContact(tx, workspaceId, message.contact_id, message.channel, 'api', message.id);
+      await unsubscribeContact(tx, workspaceId, message.contact_id, message.channel, 'provider', message.id);
     }
   }
 }

@@ -97,14 +97,15 @@ export async function findMessageById(db: Db, messageId: string) {
 
 /**
  * queued → sending with a lease, in its own statement: only one caller wins the row, and the claim
- * commits before the provider is called. Null when the row is not queued (sent, final or claimed).
+ * commits before the provider is called. Null when the row is not queued (sent, final or claimed),
+ * or waits for a retry: its job starts at next_attempt_at by the same database clock.
  */
 export async function claimMessage(db: Db, messageId: string, leaseMs: number) {
   return db.maybeOne(sql.type(MessageRow)`
     update messages
     set status = 'sending', attempts = attempts + 1, lease_until = now() + ${leaseMs} * interval '1 ms',
         next_attempt_at = null, updated_at = now()
-    where id = ${messageId} and status = 'queued'
+    where id = ${messageId} and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
     returning ${columns}
   `);
 }

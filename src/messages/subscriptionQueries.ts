@@ -5,7 +5,7 @@ import { type Db, sql } from '../db/pool.ts';
 
 export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
-export const OPT_OUT_REASONS = ['link', 'one_click', 'api', 'hard_bounce', 'complaint'] as const;
+export const OPT_OUT_REASONS = ['link', 'one_click', 'api', 'provider', 'hard_bounce', 'complaint'] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
 export const SubscriptionRow = z.object({

@@ -5,20 +5,17 @@ import { expect } from 'chai';
 import { runStep } from '../../src/campaigns/engine.ts';
 import { sql } from '../../src/db/pool.ts';
 import { createContact, track, workspace } from '../events/support.ts';
-import { emailSinkChannel, type Sink } from '../messages/support.ts';
+import { suiteSink } from '../messages/support.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { activeCampaign, enrollmentWhen } from './support.ts';
+import { activeCampaign, emailChannel, enrollmentWhen } from './support.ts';
 
 describe('campaigns: a step never sends twice', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await emailSinkChannel();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('runs duplicate jobs of a send step, concurrently and after it, and sends one message', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       steps: [
         { type: 'send', channel: 'email', subject: 'Once', body: '<p>Once</p>' },
@@ -42,10 +39,10 @@ describe('campaigns: a step never sends twice', () => {
     );
     // …and three more come after it, as a job retried after a crash would.
     await Promise.all([1, 2, 3].map(() => runStep(server().context, step)));
-    await eventually(async () => sink.received.some((r) => r.to.includes('once@duplicates.test')));
+    await eventually(async () => (await sink.received()).some((r) => r.to.includes('once@duplicates.test')));
     const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
     expect(messages.body.total).to.equal(1);
     await new Promise((resolve) => setTimeout(resolve, 300)); // any second send would have landed
-    expect(sink.received.filter((r) => r.to.includes('once@duplicates.test'))).to.have.length(1);
+    expect((await sink.received()).filter((r) => r.to.includes('once@duplicates.test'))).to.have.length(1);
   });
 });

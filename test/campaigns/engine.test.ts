@@ -2,21 +2,18 @@
 // branches, splits, exits, goals, broadcasts, and what pause, resume and archive do.
 import { expect } from 'chai';
 import { createContact, outgoing, track, workspace } from '../events/support.ts';
-import { emailSinkChannel, type Sink } from '../messages/support.ts';
+import { suiteSink } from '../messages/support.ts';
 import { eventually } from '../support/factories.ts';
-import { activeCampaign, enrollmentsOf, enrollmentWhen } from './support.ts';
+import { activeCampaign, emailChannel, enrollmentsOf, enrollmentWhen } from './support.ts';
 
 const SEND = { type: 'send', channel: 'email', subject: 'Hi {{ contact.firstName }}', body: '<p>Hello</p>' };
 
 describe('campaigns: the flow engine', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await emailSinkChannel();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('event → enrollment → wait → branch → send → exit on the goal; the other arm ends the flow', async () => {
     const { admin, base, workspaceId } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       steps: [
         { type: 'wait', duration: 'PT1S' },
@@ -54,7 +51,9 @@ describe('campaigns: the flow engine', () => {
     );
     expect(Date.now() - started).to.be.at.least(1_000); // the wait held it
     expect(new Date(afterSend.nextStepAt!).getTime() - Date.now()).to.be.greaterThan(86_000_000);
-    const mail = await eventually(async () => sink.received.find((r) => r.to.includes('pro@engine.test')));
+    const mail = await eventually(async () =>
+      (await sink.received()).find((r) => r.to.includes('pro@engine.test')),
+    );
     expect(mail.mail.subject).to.equal('Hi Ada');
     const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
     expect(messages.body.data).to.have.length(1);
@@ -85,6 +84,7 @@ describe('campaigns: the flow engine', () => {
 
   it('waits until the next local time in the contact time zone, else the step time zone', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       steps: [{ type: 'wait', until: { time: '09:30', timezone: 'America/New_York' } }, { type: 'exit' }],
     });
@@ -113,6 +113,7 @@ describe('campaigns: the flow engine', () => {
 
   it('draws one split path per enrollment, records it, and follows it', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const hold = [{ type: 'wait', duration: 'P1D' }];
     const campaignId = await activeCampaign(admin, base, {
       steps: [

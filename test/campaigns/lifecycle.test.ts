@@ -3,10 +3,10 @@
 // exits them; campaign.completed once the last enrollment of a finished campaign ends.
 import { expect } from 'chai';
 import { createContact, outgoing, track, workspace } from '../events/support.ts';
-import { emailSinkChannel, type Sink } from '../messages/support.ts';
+import { suiteSink } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
 import { eventually } from '../support/factories.ts';
-import { activeCampaign, createCampaign, enrollmentsOf, enrollmentWhen } from './support.ts';
+import { activeCampaign, createCampaign, emailChannel, enrollmentsOf, enrollmentWhen } from './support.ts';
 
 async function readySegment(client: Client, base: string, rules: unknown) {
   const created = await client.post(`${base}/segments`, { name: 'members', rules });
@@ -18,14 +18,11 @@ async function readySegment(client: Client, base: string, rules: unknown) {
 }
 
 describe('campaigns: lifecycle in the engine', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await emailSinkChannel();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('a broadcast enrolls every member at sendAt, in pages, sends once each, then completes', async () => {
     const { admin, base, workspaceId } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const gold = [];
     for (const n of [1, 2, 3, 4, 5]) {
       gold.push(
@@ -51,7 +48,7 @@ describe('campaigns: lifecycle in the engine', () => {
     expect(enrollments.map((e) => e.contactId).sort()).to.deep.equal(gold.map((c) => c.id).sort());
     expect(enrollments.every((e) => e.status === 'completed')).to.equal(true);
     await eventually(
-      async () => sink.received.filter((r) => r.to[0].endsWith('@broadcast.test')).length === 5,
+      async () => (await sink.received()).filter((r) => r.to[0].endsWith('@broadcast.test')).length === 5,
     );
     const messages = await admin.get(`${base}/messages?campaignId=${campaign.id}&limit=100`);
     expect(messages.body.total).to.equal(5);
@@ -60,6 +57,7 @@ describe('campaigns: lifecycle in the engine', () => {
 
   it('pause holds contacts at their next step; resume moves them on', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       steps: [{ type: 'wait', duration: 'PT1S' }, { type: 'exit' }],
     });
@@ -76,6 +74,7 @@ describe('campaigns: lifecycle in the engine', () => {
 
   it('archive exits every active enrollment and completes the campaign', async () => {
     const { admin, base, workspaceId } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       name: 'Long one',
       steps: [{ type: 'wait', duration: 'P1D' }, { type: 'exit' }],

@@ -2,9 +2,9 @@
 // of a send step for a contact.
 import { expect } from 'chai';
 import { createContact, track, workspace } from '../events/support.ts';
-import { emailSinkChannel, type Sink } from '../messages/support.ts';
+import { suiteSink } from '../messages/support.ts';
 import { eventually, expectProblem } from '../support/factories.ts';
-import { activeCampaign, createCampaign } from './support.ts';
+import { activeCampaign, createCampaign, emailChannel } from './support.ts';
 
 const send = (subject: string) => ({
   type: 'send',
@@ -14,14 +14,11 @@ const send = (subject: string) => ({
 });
 
 describe('campaigns: report and preview', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await emailSinkChannel();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('counts enrollments, messages per step and in total, and the split paths drawn', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaignId = await activeCampaign(admin, base, {
       steps: [
         {
@@ -34,7 +31,7 @@ describe('campaigns: report and preview', () => {
         { type: 'wait', duration: 'P1D' },
       ],
     });
-    sink.refuse.set('bounce@report.test', 550);
+    sink.reject.set('bounce@report.test', 550);
     const emails = ['one@report.test', 'two@report.test', 'bounce@report.test', null];
     for (const email of emails) {
       const contact = await createContact(admin, base, email ? { email } : { phone: '+15550000001' });
@@ -79,6 +76,7 @@ describe('campaigns: report and preview', () => {
 
   it('previews a send step for a contact; a bad step or template is a 400 naming it', async () => {
     const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
     const campaign = await createCampaign(admin, base, {
       steps: [
         { type: 'wait', duration: 'P1D' },

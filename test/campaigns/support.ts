@@ -60,3 +60,14 @@ export async function enrollmentWhen(
     return found && ready(found) ? found : undefined;
   }, timeoutMs);
 }
+
+/** Points the workspace's email channel at a local SMTP sink. */
+export async function emailChannel(client: Client, base: string, port: number) {
+  const channel = await client.put(`${base}/channels/email`, {
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    fromEmail: 'news@acme.test',
+  });
+  expect(channel.status, channel.text).to.equal(200);
+}

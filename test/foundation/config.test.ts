@@ -13,6 +13,7 @@ function failure(environment: NodeJS.ProcessEnv): string {
 }
 
 const SECRET = 's'.repeat(32);
+const KEY = 'a'.repeat(64); // 32 bytes in hex: production needs ENCRYPTION_KEY too
 
 describe('configuration', () => {
   it('has working defaults for development', () => {
@@ -96,13 +97,22 @@ describe('configuration', () => {
 
   it('requires SESSION_SECRET in production', () => {
     expect(failure({ NODE_ENV: 'production' })).to.contain('SESSION_SECRET: required in production');
-    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).SESSION_SECRET).to.equal(SECRET);
+    expect(
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY }).SESSION_SECRET,
+    ).to.equal(SECRET);
   });
 
   it('trusts the proxy in production by default (Heroku’s router), and lets TRUST_PROXY decide', () => {
-    expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET }).trustProxy).to.equal(true);
     expect(
-      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, TRUST_PROXY: 'false' }).trustProxy,
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY }).trustProxy,
+    ).to.equal(true);
+    expect(
+      parseConfig({
+        NODE_ENV: 'production',
+        SESSION_SECRET: SECRET,
+        ENCRYPTION_KEY: KEY,
+        TRUST_PROXY: 'false',
+      }).trustProxy,
     ).to.equal(false);
     expect(parseConfig({ TRUST_PROXY: 'yes' }).trustProxy).to.equal(true);
   });
@@ -117,5 +127,36 @@ describe('configuration', () => {
     for (const url of ['postgres://u:p@db.example.com:5432/app', 'postgresql://u:p@localhost/app']) {
       expect(parseConfig({ DATABASE_URL: url }).DATABASE_URL).to.equal(url);
     }
+  });
+});
+
+describe('outbound targets and secrets at rest', () => {
+  it('requires ENCRYPTION_KEY in production and names a malformed one', () => {
+    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) };
+    expect(failure(production)).to.contain('ENCRYPTION_KEY: required in production');
+    expect(
+      parseConfig({ ...production, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).ENCRYPTION_KEY,
+    ).to.have.length(1);
+    expect(failure({ ENCRYPTION_KEY: 'too-short' })).to.contain('ENCRYPTION_KEY: must be 32 bytes');
+  });
+  it('ALLOW_PRIVATE_TARGETS governs every target, WEBHOOK_ALLOW_PRIVATE_TARGETS is its old name', () => {
+    expect(parseConfig({}).ALLOW_PRIVATE_TARGETS).to.equal(false);
+    const viaOldName = parseConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    expect(viaOldName).to.include({ ALLOW_PRIVATE_TARGETS: true, WEBHOOK_ALLOW_PRIVATE_TARGETS: true });
+    const newWins = parseConfig({ ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    expect(newWins).to.include({ ALLOW_PRIVATE_TARGETS: false, WEBHOOK_ALLOW_PRIVATE_TARGETS: false });
+    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), ENCRYPTION_KEY: KEY };
+    expect(failure({ ...production, ALLOW_PRIVATE_TARGETS: 'true' })).to.contain(
+      'ALLOW_PRIVATE_TARGETS: may not be true',
+    );
+    expect(failure({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).to.contain(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS: may not be true',
+    );
+  });
+
+  it('reads SMTP_ALLOWED_HOSTS as a comma-separated, case-insensitive list', () => {
+    expect(
+      parseConfig({ SMTP_ALLOWED_HOSTS: ' Relay.internal ,10.0.0.5,[fd00::1]' }).SMTP_ALLOWED_HOSTS,
+    ).to.deep.equal(['relay.internal', '10.0.0.5', 'fd00::1']);
   });
 });

@@ -1,126 +1,67 @@
-// A local SMTP sink (smtp-server) that keeps what it receives, parsed with mailparser, and can
-// refuse chosen recipients at RCPT (550: a hard bounce; 451: deferred). The email channel is
-// pointed at it through the channel boundary, with a pooled nodemailer transport as in production.
-import type { AddressInfo } from 'node:net';
+// Messages tests' helpers: the channels' local SMTP sink (it can refuse chosen recipients at RCPT:
+// 550 a hard bounce, 451 deferred) with what it accepted parsed; each test workspace's email
+// channel is configured through the API to send to it.
 import { expect } from 'chai';
 import { type ParsedMail, simpleParser } from 'mailparser';
-import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
 import { z } from 'zod';
+import { closeChannels } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
-import { type ChannelSender, registerChannelSender, type SendOutcome } from '../../src/messages/index.ts';
+import { headerValues, type SmtpSink, startSmtpSink } from '../channels/smtpSink.ts';
 import type { Client } from '../support/client.ts';
 import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
 export type Received = { to: string[]; mail: ParsedMail; headers: Record<string, string> };
 
-export type Sink = {
-  port: number;
-  received: Received[];
-  /** address → SMTP code to answer at RCPT (550, 451 …) */
-  refuse: Map<string, number>;
-  close: () => Promise<void>;
-};
-
-/** Exact header values from `headerLines` (mailparser folds List-* under `list`), unfolded. */
-function headerMap(mail: ParsedMail): Record<string, string> {
-  return Object.fromEntries(
-    mail.headerLines.map((h) => [
-      h.key,
-      h.line
-        .slice(h.line.indexOf(':') + 1)
-        .replace(/\r?\n\s+/g, ' ')
-        .trim(),
-    ]),
-  );
-}
+/** The channels' SMTP sink, with what it accepted parsed (mailparser) on demand. */
+export type Sink = SmtpSink & { received: () => Promise<Received[]> };
 
 export async function startSink(): Promise<Sink> {
-  const received: Received[] = [];
-  const refuse = new Map<string, number>();
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      const code = refuse.get(address.address);
-      if (code)
-        return callback(
-          Object.assign(new Error(`${code === 550 ? '5.1.1 user unknown' : '4.2.0 try later'}`), {
-            responseCode: code,
-          }),
-        );
-      callback();
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then((mail) => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), mail, headers: headerMap(mail) });
-        callback(null, `queued as sink-${received.length}`);
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
-  return { port, received, refuse, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
-}
-
-/** What the email channel does with an SMTP answer, for a sink on `port`. */
-export function smtpSender(port: number): ChannelSender & { close: () => void } {
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port,
-    secure: false,
-    ignoreTLS: true,
-    pool: true,
-    maxConnections: 5,
-    maxMessages: Number.POSITIVE_INFINITY,
-  });
-  const send: ChannelSender = async (_app, _workspaceId, message): Promise<SendOutcome> => {
-    try {
-      const { 'Message-ID': messageId, ...headers } = message.headers;
-      const info = await transport.sendMail({
-        from: '"Acme" <news@acme.test>',
-        to: message.to,
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        messageId,
-        headers,
-      });
-      return { status: 'sent', providerId: info.messageId, response: info.response };
-    } catch (error) {
-      const smtp = error as { responseCode?: number; response?: string; command?: string; message: string };
-      const text = smtp.response ?? smtp.message;
-      if (smtp.responseCode && smtp.responseCode >= 500) {
-        return {
-          status: smtp.command === 'RCPT TO' ? 'bounce' : 'permanent',
-          error: text,
-          stage: smtp.command,
-        };
-      }
-      return { status: 'retry', error: text, stage: smtp.command };
-    }
+  const sink = await startSmtpSink();
+  const parsed = new WeakMap<Buffer, Promise<Received>>();
+  const parse = async (raw: Buffer): Promise<Received> => {
+    const mail = await simpleParser(raw);
+    const to = [mail.to ?? []].flat().flatMap((group) => group.value.map((address) => address.address ?? ''));
+    return { to, mail, headers: headerValues(mail.headerLines) };
   };
-  return Object.assign(send, { close: () => transport.close() });
-}
-
-/** A sink, wired as the email channel for the rest of the file. */
-export async function emailSinkChannel(): Promise<Sink> {
-  const sink = await startSink();
-  const sender = smtpSender(sink.port);
-  registerChannelSender('email', sender);
-  const closeSink = sink.close;
-  // The pooled transport keeps its connections open; the sink waits for them when closing.
-  const close = () => {
-    sender.close();
-    return closeSink();
+  const received = () =>
+    Promise.all(
+      sink.messages.map((raw) => {
+        if (!parsed.has(raw)) parsed.set(raw, parse(raw));
+        return parsed.get(raw)!;
+      }),
+    );
+  // The channel's pooled connections stay open to the sink; closing waits for them otherwise.
+  const close = async () => {
+    await closeChannels();
+    await sink.close();
   };
-  return { ...sink, close };
+  return { ...sink, received, close };
 }
 
-export async function messagingWorkspace() {
+/** A sink for the enclosing describe block: started before its tests, closed after them. */
+export function suiteSink(): Sink {
+  const sink = {} as Sink;
+  before(async () => {
+    Object.assign(sink, await startSink());
+  });
+  after(() => sink.close());
+  return sink;
+}
+
+/** A workspace with an API key for messages and, given a sink, its email channel pointed at it. */
+export async function messagingWorkspace(sink?: Sink) {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');
+  if (sink) {
+    const channel = await admin.put(`/api/workspaces/${workspaceId}/channels/email`, {
+      host: '127.0.0.1',
+      port: sink.port,
+      secure: false,
+      fromEmail: 'news@acme.test',
+      fromName: 'Acme',
+    });
+    expect(channel.status, channel.text).to.equal(200);
+  }
   const { client } = await keyClient(admin, workspaceId, [
     'messages:read',
     'messages:write',
@@ -128,6 +69,7 @@ export async function messagingWorkspace() {
     'contacts:write',
     'campaigns:read',
     'campaigns:write',
+    'events:write',
   ]);
   const base = `/api/workspaces/${workspaceId}`;
   return { admin, client, workspaceId, base };
@@ -137,6 +79,18 @@ export async function makeContact(client: Client, base: string, fields: Record<s
   const created = await client.post(`${base}/contacts`, fields);
   expect(created.status, created.text).to.equal(201);
   return created.body.id as string;
+}
+
+/** A plain transactional email to the contact; the response of POST …/messages. */
+export async function sendHi(client: Client, base: string, contactId: string) {
+  const sent = await client.post(`${base}/messages`, {
+    contactId,
+    channel: 'email',
+    subject: 'Hi',
+    html: '<p>x</p>',
+  });
+  expect(sent.status, sent.text).to.equal(202);
+  return sent;
 }
 
 export async function waitForStatus(client: Client, base: string, messageId: string, status: string) {
@@ -153,4 +107,16 @@ export async function outgoing(workspaceId: string, type: string) {
     select data from outgoing_events where workspace_id = ${workspaceId} and type = ${type} order by id
   `);
   return rows.map((row) => row.data);
+}
+
+export async function activeCampaign(client: Client, base: string, eventType: string, steps: unknown[]) {
+  const created = await client.post(`${base}/campaigns`, {
+    name: `C ${Math.random()}`,
+    trigger: { type: 'event', eventType },
+    steps,
+  });
+  expect(created.status, created.text).to.equal(201);
+  const activated = await client.post(`${base}/campaigns/${created.body.id}/activate`);
+  expect(activated.status, activated.text).to.equal(200);
+  return created.body.id as string;
 }

@@ -2,24 +2,13 @@
 // SMTP sink; the record, its timeline and its webhooks; suppression; bounces; retries.
 import { expect } from 'chai';
 import { eventually, expectProblem } from '../support/factories.ts';
-import {
-  emailSinkChannel,
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  type Sink,
-  waitForStatus,
-} from './support.ts';
+import { makeContact, messagingWorkspace, outgoing, sendHi, suiteSink, waitForStatus } from './support.ts';
 
 describe('transactional messages', () => {
-  let sink: Sink;
-  before(async () => {
-    sink = await emailSinkChannel();
-  });
-  after(() => sink.close());
+  const sink = suiteSink();
 
   it('renders and sends through SMTP, with our headers, and records sent with its timeline and webhook', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `ada.${Date.now()}@example.test`;
     const contactId = await makeContact(client, base, { email, firstName: 'Ada' });
     const sent = await client.post(`${base}/messages`, {
@@ -36,7 +25,7 @@ describe('transactional messages', () => {
     expect(message.recipient).to.equal(email);
     expect(message.attempts).to.equal(1);
 
-    const got = sink.received.find((r) => r.to.includes(email))!;
+    const got = (await sink.received()).find((r) => r.to.includes(email))!;
     expect(got.mail.subject).to.equal('Receipt for #42');
     expect(got.mail.html).to.contain('Hi Ada, order A-42 from Acme Shop.');
     expect(got.mail.text).to.contain('Hi Ada, order A-42 from Acme Shop.');
@@ -52,7 +41,7 @@ describe('transactional messages', () => {
   });
 
   it('sends to an email address, making its contact, and honours Idempotency-Key', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const email = `new.${Date.now()}@example.test`;
     const body = {
       email,
@@ -71,21 +60,18 @@ describe('transactional messages', () => {
     await waitForStatus(client, base, first.body.id, 'sent');
     const list = await client.get(`${base}/messages?status=sent`);
     expect(list.body.total).to.equal(1);
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(1);
-    expect(sink.received.find((r) => r.to.includes(email))!.mail.text).to.contain('Your code: 1234');
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(1);
+    expect((await sink.received()).find((r) => r.to.includes(email))!.mail.text).to.contain(
+      'Your code: 1234',
+    );
   });
 
   it('a 550 at RCPT is a hard bounce: bounced, message.bounced, and email suppressed from then on', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `gone.${Date.now()}@example.test`;
-    sink.refuse.set(email, 550);
+    sink.reject.set(email, 550);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const bounced = await waitForStatus(client, base, sent.body.id, 'bounced');
     expect(bounced.error).to.match(/550/);
     expect(await outgoing(workspaceId, 'message.bounced')).to.deep.equal([
@@ -98,7 +84,7 @@ describe('transactional messages', () => {
     expect(emailState).to.include({ status: 'unsubscribed', reason: 'hard_bounce', messageId: sent.body.id });
 
     // Even ignoreUnsubscribe does not send to a hard-bounced address.
-    sink.refuse.delete(email);
+    sink.reject.delete(email);
     const next = await client.post(`${base}/messages`, {
       contactId,
       channel: 'email',
@@ -108,20 +94,15 @@ describe('transactional messages', () => {
     });
     const suppressed = await waitForStatus(client, base, next.body.id, 'suppressed');
     expect(suppressed.error).to.equal('hard bounce');
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(0);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(0);
   });
 
   it('a deferred send (451) is retried on the schedule, then failed with message.failed', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const email = `later.${Date.now()}@example.test`;
-    sink.refuse.set(email, 451);
+    sink.reject.set(email, 451);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const failed = await waitForStatus(client, base, sent.body.id, 'failed');
     expect(failed.attempts).to.equal(3);
     expect(failed.error).to.match(/451/);
@@ -136,21 +117,16 @@ describe('transactional messages', () => {
   });
 
   it('a deferred send that then succeeds is sent once', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const email = `flaky.${Date.now()}@example.test`;
-    sink.refuse.set(email, 451);
+    sink.reject.set(email, 451);
     const contactId = await makeContact(client, base, { email });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     await eventually(async () => {
       const message = (await client.get(`${base}/messages/${sent.body.id}`)).body;
       return message.status === 'queued' && message.attempts === 1;
     });
-    sink.refuse.delete(email);
+    sink.reject.delete(email);
     const done = await waitForStatus(client, base, sent.body.id, 'sent');
     expect(done.attempts).to.equal(2);
     expect(done.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
@@ -158,11 +134,11 @@ describe('transactional messages', () => {
       'retrying',
       'sent',
     ]);
-    expect(sink.received.filter((r) => r.to.includes(email))).to.have.length(1);
+    expect((await sink.received()).filter((r) => r.to.includes(email))).to.have.length(1);
   });
 
   it('a template that fails at send time fails the message with the error', async () => {
-    const { client, base, workspaceId } = await messagingWorkspace();
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `t.${Date.now()}@example.test` });
     // Parses, but the render limit stops it: an error only sending can find.
     const sent = await client.post(`${base}/messages`, {
@@ -178,14 +154,9 @@ describe('transactional messages', () => {
   });
 
   it('a contact without an email address is suppressed with the reason, and nothing is sent', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { anonymousId: `anon-${Date.now()}` });
-    const sent = await client.post(`${base}/messages`, {
-      contactId,
-      channel: 'email',
-      subject: 'Hi',
-      html: '<p>x</p>',
-    });
+    const sent = await sendHi(client, base, contactId);
     const suppressed = await waitForStatus(client, base, sent.body.id, 'suppressed');
     expect(suppressed.error).to.equal('the contact has no email address');
     expect(suppressed.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
@@ -195,7 +166,7 @@ describe('transactional messages', () => {
   });
 
   it('refuses bad input with a 400 naming the field, and an unknown contact with a 404, sending nothing', async () => {
-    const { client, base } = await messagingWorkspace();
+    const { client, base } = await messagingWorkspace(sink);
     const cases: [unknown, string][] = [
       [{ channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],
       [{ email: 'a@b.test', contactId: 'ct_x', channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],

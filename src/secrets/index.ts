@@ -1,0 +1,87 @@
+// Secrets at rest (SMTP passwords, DKIM keys, later push and bot credentials): AES-256-GCM under
+// ENCRYPTION_KEY. Each stored value names the key that sealed it (`keyId`, a fingerprint of the
+// key, never the key), so the key can be rotated: put the new key first in ENCRYPTION_KEY, keep
+// the old one after it until every row has been re-sealed. A platform kit: it knows no feature.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { type Config, config } from '../config.ts';
+
+/** What a table stores for one secret: every part base64, none of it the secret in clear. */
+export const StoredSecret = z.object({
+  keyId: z.string(),
+  iv: z.string(),
+  tag: z.string(),
+  ciphertext: z.string(),
+});
+export type StoredSecret = z.infer<typeof StoredSecret>;
+
+export type KeyRing = { current: { id: string; key: Buffer }; byId: Map<string, Buffer> };
+
+export class SecretDecryptionError extends Error {}
+
+const keyId = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 16);
+
+/** In production the key must be configured (config.ts refuses to start without it); elsewhere one is generated and kept. */
+function configuredKeys(settings: Config): Buffer[] {
+  if (settings.ENCRYPTION_KEY) return settings.ENCRYPTION_KEY;
+  const file = path.join(settings.DATA_DIR, 'encryption-key');
+  if (existsSync(file)) return [Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')];
+  mkdirSync(settings.DATA_DIR, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  return [key];
+}
+
+export function keyRing(settings: Config): KeyRing {
+  const keys = configuredKeys(settings);
+  const byId = new Map(keys.map((key) => [keyId(key), key] as const));
+  return { current: { id: keyId(keys[0]), key: keys[0] }, byId };
+}
+
+let processRing: KeyRing | undefined;
+/** The process's keys, read from its configuration on first use. */
+function defaultRing(): KeyRing {
+  processRing ??= keyRing(config());
+  return processRing;
+}
+
+/**
+ * Seals a secret. `context` (e.g. "ws_…:email:password") is authenticated but not stored: a value
+ * copied into another row or field does not decrypt there.
+ */
+export function encryptSecret(plain: string, context = '', ring: KeyRing = defaultRing()): StoredSecret {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', ring.current.key, iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return {
+    keyId: ring.current.id,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    ciphertext: ciphertext.toString('base64'),
+  };
+}
+
+/** Opens a sealed secret; throws SecretDecryptionError (naming the key id only) when it cannot. */
+export function decryptSecret(stored: StoredSecret, context = '', ring: KeyRing = defaultRing()): string {
+  const key = ring.byId.get(stored.keyId);
+  if (!key) throw new SecretDecryptionError(`no ENCRYPTION_KEY with id ${stored.keyId} is configured`);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(stored.iv, 'base64'));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(Buffer.from(stored.tag, 'base64'));
+    return Buffer.concat([
+      decipher.update(Buffer.from(stored.ciphertext, 'base64')),
+      decipher.final(),
+    ]).toString('utf8');
+  } catch {
+    throw new SecretDecryptionError(`a secret sealed under key ${stored.keyId} failed its integrity check`);
+  }
+}
+
+/** Whether a stored secret was sealed under a key other than the current one (for re-sealing on rotation). */
+export function needsResealing(stored: StoredSecret, ring: KeyRing = defaultRing()): boolean {
+  return stored.keyId !== ring.current.id;
+}

@@ -1,0 +1,256 @@
+// Unsubscribes: the /u/{token} page, RFC 8058 one-click POSTs (urlencoded and multipart), forged
+// tokens, the webhooks, suppression of later sends, and exits from email-only campaigns.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../src/db/pool.ts';
+import type { Client } from '../support/client.ts';
+import { expectProblem } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import {
+  activeCampaign,
+  makeContact,
+  messagingWorkspace,
+  outgoing,
+  type Sink,
+  sendHi,
+  suiteSink,
+  waitForStatus,
+} from './support.ts';
+
+/** The one-click path of a sent message, read from its List-Unsubscribe header. */
+async function sentMessage(client: Client, base: string, sink: Sink, contactId: string) {
+  const sent = await sendHi(client, base, contactId);
+  expect(sent.status, sent.text).to.equal(202);
+  await waitForStatus(client, base, sent.body.id, 'sent');
+  const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
+  const url = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
+  return { messageId: sent.body.id as string, path: url.pathname };
+}
+
+function publicRequest(path: string, init: RequestInit = {}) {
+  return fetch(server().baseUrl + path, { redirect: 'manual', ...init });
+}
+
+async function emailState(client: Client, base: string, contactId: string, channel = 'email') {
+  const got = await client.get(`${base}/contacts/${contactId}/subscriptions`);
+  expect(got.status, got.text).to.equal(200);
+  return got.body.subscriptions.find((s: { channel: string }) => s.channel === channel);
+}
+
+describe('unsubscribe links and one-click', () => {
+  const sink = suiteSink();
+
+  it('GET shows the choice and changes nothing', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `g.${Date.now()}@example.test` });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const page = await publicRequest(path);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await page.text();
+    expect(html).to.contain('<form method="post">').and.contain('value="channel"').and.contain('value="all"');
+    expect((await emailState(client, base, contactId)).status).to.equal('subscribed');
+    expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([]);
+  });
+
+  it('a urlencoded one-click POST unsubscribes (200, no redirect); a multipart repeat is 200 and emits nothing more', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `o.${Date.now()}@example.test` });
+    const { messageId, path } = await sentMessage(client, base, sink, contactId);
+    const first = await publicRequest(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(first.status).to.equal(200);
+    expect(first.headers.get('location')).to.equal(null);
+    const form = new FormData();
+    form.set('List-Unsubscribe', 'One-Click');
+    const again = await publicRequest(path, { method: 'POST', body: form });
+    expect(again.status).to.equal(200);
+    expect(again.headers.get('location')).to.equal(null);
+
+    expect(await emailState(client, base, contactId)).to.include({
+      status: 'unsubscribed',
+      reason: 'one_click',
+      messageId,
+    });
+    expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([
+      { contactId, channel: 'email', messageId },
+    ]);
+    const message = (await client.get(`${base}/messages/${messageId}`)).body;
+    expect(message.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
+      'queued',
+      'sent',
+      'unsubscribed',
+    ]);
+
+    // Later mail is suppressed; mail the law allows (ignoreUnsubscribe) still goes.
+    const next = await sendHi(client, base, contactId);
+    expect((await waitForStatus(client, base, next.body.id, 'suppressed')).error).to.equal(
+      'unsubscribed from email',
+    );
+    const receipt = await client.post(`${base}/messages`, {
+      contactId,
+      channel: 'email',
+      subject: 'Receipt',
+      html: 'x',
+      ignoreUnsubscribe: true,
+    });
+    await waitForStatus(client, base, receipt.body.id, 'sent');
+  });
+
+  it('the page\'s "everything" button opts out globally: unsubscribe.all', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `a.${Date.now()}@example.test` });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const posted = await publicRequest(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'scope=all',
+    });
+    expect(posted.status).to.equal(200);
+    expect(await emailState(client, base, contactId, 'all')).to.include({
+      status: 'unsubscribed',
+      reason: 'link',
+    });
+    expect(await outgoing(workspaceId, 'unsubscribe.all')).to.deep.equal([{ contactId }]);
+    const next = await sendHi(client, base, contactId);
+    expect((await waitForStatus(client, base, next.body.id, 'suppressed')).error).to.equal(
+      'unsubscribed from everything',
+    );
+  });
+
+  it('a forged, tampered or malformed token is 404 and changes nothing', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `f.${Date.now()}@example.test` });
+    const { path, messageId } = await sentMessage(client, base, sink, contactId);
+    const [, , keyId, , mac] = path.split(/[/.]/);
+    const otherId = messageId.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    const forged = [
+      `/u/${keyId}.${otherId}.${mac}`,
+      `/u/${keyId}.${messageId}.${mac.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`,
+      `/u/zzzzzz.${messageId}.${mac}`,
+      '/u/nonsense',
+    ];
+    for (const bad of forged) {
+      expect((await publicRequest(bad)).status, bad).to.equal(404);
+      const post = await publicRequest(bad, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
+      expect(post.status, bad).to.equal(404);
+    }
+    expect((await emailState(client, base, contactId)).status).to.equal('subscribed');
+    expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([]);
+  });
+
+  it("exits the contact's active enrollments in email-only campaigns, not in others", async () => {
+    const { client, base } = await messagingWorkspace(sink);
+    const email = `e.${Date.now()}@example.test`;
+    const contactId = await makeContact(client, base, { email });
+    const emailOnly = await activeCampaign(client, base, 'signup', [
+      { type: 'send', channel: 'email', subject: 'Welcome', body: '<p>Hi</p>' },
+    ]);
+    const mixed = await activeCampaign(client, base, 'signup', [
+      { type: 'send', channel: 'email', subject: 'Welcome', body: '<p>Hi</p>' },
+      { type: 'send', channel: 'telegram', text: 'Hello' },
+    ]);
+    const ingested = await client.post(`${base}/events`, { type: 'signup', contactId });
+    expect(ingested.status, ingested.text).to.equal(201);
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const posted = await publicRequest(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(posted.status).to.equal(200);
+    expect(await enrollment(emailOnly, contactId)).to.deep.equal({
+      status: 'exited',
+      exit_reason: 'unsubscribed',
+    });
+    expect(await enrollment(mixed, contactId)).to.deep.equal({ status: 'active', exit_reason: null });
+  });
+});
+
+async function enrollment(campaignId: string, contactId: string) {
+  return server().context.db.one(sql.type(
+    z.object({ status: z.string(), exit_reason: z.string().nullable() }),
+  )`
+    select status, exit_reason from enrollments where campaign_id = ${campaignId} and contact_id = ${contactId}
+  `);
+}
+
+describe('contact subscriptions API', () => {
+  it('PUT unsubscribes and resubscribes per channel, emitting unsubscribe.<channel> once', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace();
+    const contactId = await makeContact(client, base, { email: `s.${Date.now()}@example.test` });
+    const initial = await client.get(`${base}/contacts/${contactId}/subscriptions`);
+    expect(initial.body.subscriptions.map((s: { status: string }) => s.status)).to.deep.equal([
+      'subscribed',
+      'subscribed',
+      'subscribed',
+      'subscribed',
+    ]);
+    const off = { subscriptions: [{ channel: 'email', status: 'unsubscribed' }] };
+    const put = await client.put(`${base}/contacts/${contactId}/subscriptions`, off);
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body.subscriptions[0]).to.include({ channel: 'email', status: 'unsubscribed', reason: 'api' });
+    await client.put(`${base}/contacts/${contactId}/subscriptions`, off);
+    expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([
+      { contactId, channel: 'email', messageId: null },
+    ]);
+    const on = await client.put(`${base}/contacts/${contactId}/subscriptions`, {
+      subscriptions: [{ channel: 'email', status: 'subscribed' }],
+    });
+    expect(on.body.subscriptions[0]).to.include({ channel: 'email', status: 'subscribed', reason: null });
+  });
+
+  it("a merge keeps the secondary's opt-out and moves its messages to the primary", async () => {
+    const { client, base } = await messagingWorkspace();
+    const primary = await makeContact(client, base, { email: `p.${Date.now()}@example.test` });
+    const secondary = await makeContact(client, base, { email: `q.${Date.now()}@example.test` });
+    const sent = await sendHi(client, base, secondary);
+    const off = await client.put(`${base}/contacts/${secondary}/subscriptions`, {
+      subscriptions: [{ channel: 'all', status: 'unsubscribed' }],
+    });
+    expect(off.status, off.text).to.equal(200);
+    const merged = await client.post(`${base}/contacts/merge`, {
+      primaryContactId: primary,
+      secondaryContactId: secondary,
+    });
+    expect(merged.status, merged.text).to.equal(200);
+    expect(await emailState(client, base, primary, 'all')).to.include({
+      status: 'unsubscribed',
+      reason: 'api',
+    });
+    expect((await client.get(`${base}/messages/${sent.body.id}`)).body.contactId).to.equal(primary);
+  });
+
+  it('refuses bad bodies with a 400 naming the field; unknown or foreign contacts are 404', async () => {
+    const { client, base } = await messagingWorkspace();
+    const other = await messagingWorkspace();
+    const contactId = await makeContact(client, base, { email: `b.${Date.now()}@example.test` });
+    const path = `${base}/contacts/${contactId}/subscriptions`;
+    const twice = await client.put(path, {
+      subscriptions: [
+        { channel: 'email', status: 'unsubscribed' },
+        { channel: 'email', status: 'subscribed' },
+      ],
+    });
+    const problem = expectProblem(twice, 400) as unknown as { errors: { path: string }[] };
+    expect(problem.errors[0].path).to.equal('body.subscriptions.1.channel');
+    expectProblem(await client.put(path, { subscriptions: [{ channel: 'sms', status: 'subscribed' }] }), 400);
+    expectProblem(await client.put(path, { subscriptions: [] }), 400);
+    expectProblem(await client.get(`${base}/contacts/ct_nope/subscriptions`), 404);
+    expectProblem(await other.client.get(`${other.base}/contacts/${contactId}/subscriptions`), 404);
+    expectProblem(
+      await other.client.put(`${other.base}/contacts/${contactId}/subscriptions`, {
+        subscriptions: [{ channel: 'all', status: 'unsubscribed' }],
+      }),
+      404,
+    );
+    expect((await emailState(client, base, contactId, 'all')).status).to.equal('subscribed');
+  });
+});

@@ -1,0 +1,61 @@
+// The unsubscribe page in a real browser (headless Chromium through puppeteer-core): opening it
+// changes nothing; pressing "everything" opts the contact out globally, with no cookie involved.
+import { expect } from 'chai';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { server } from '../support/server.ts';
+import {
+  makeContact,
+  messagingWorkspace,
+  outgoing,
+  type Sink,
+  sendHi,
+  startSink,
+  waitForStatus,
+} from './support.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('unsubscribe page in headless Chromium', function () {
+  this.timeout(60_000);
+  let sink: Sink;
+  let browser: Browser;
+  before(async () => {
+    sink = await startSink();
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await sink.close();
+  });
+
+  it('shows the choice without changing anything, and the "everything" button unsubscribes from all', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `browser.${Date.now()}@example.test` });
+    const sent = await sendHi(client, base, contactId);
+    await waitForStatus(client, base, sent.body.id, 'sent');
+    const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
+    const link = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
+
+    const page = await browser.newPage();
+    const opened = await page.goto(server().baseUrl + link.pathname);
+    expect(opened?.status()).to.equal(200);
+    expect(await page.$$eval('button', (buttons) => buttons.map((b) => b.textContent))).to.deep.equal([
+      'Unsubscribe from email',
+      'Unsubscribe from everything',
+    ]);
+    expect(await outgoing(workspaceId, 'unsubscribe.all')).to.deep.equal([]);
+    expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([]);
+
+    const [answer] = await Promise.all([page.waitForNavigation(), page.click('button[value="all"]')]);
+    expect(answer?.status()).to.equal(200);
+    expect(answer?.request().redirectChain()).to.have.length(0);
+    expect(await page.$eval('h1', (h) => h.textContent)).to.equal('You are unsubscribed');
+    expect(await page.cookies()).to.deep.equal([]);
+    expect(await outgoing(workspaceId, 'unsubscribe.all')).to.deep.equal([{ contactId }]);
+    await page.close();
+  });
+});
