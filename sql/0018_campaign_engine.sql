@@ -22,3 +22,6 @@ alter table campaigns
   add column broadcast_cursor text,                  -- last contact enrolled by a broadcast's paging
   add column broadcast_done_at timestamptz,          -- every member enrolled
   add column completed_at timestamptz;               -- campaign.completed emitted
+
+-- Campaign sending pace per workspace: {frequencyCap?: {count, per}, quietHours?: {start, end}}.
+alter table workspaces add column campaign_pacing jsonb not null default '{}';

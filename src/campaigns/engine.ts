@@ -24,6 +24,7 @@ import {
   type StepContext,
 } from './engineQueries.ts';
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
+import { pacedUntil } from './pacing.ts';
 import type { BranchCondition } from './schemas.ts';
 import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 
@@ -111,6 +112,13 @@ export function templateOf(step: Step): MessageTemplate {
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
 async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
   const { app, tx, context } = flow;
+  const paced = await pacedUntil(tx, context.workspace_id, context.contact_id);
+  if (paced) {
+    // Delayed, not dropped: the step's job comes back when the pace allows and checks again.
+    await moveEnrollment(tx, context.id, { stepKey: key, at: paced, cohorts: flow.cohorts });
+    await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: key, startAfter: paced }]);
+    return null;
+  }
   const message = await createMessage(tx, {
     workspaceId: context.workspace_id,
     contactId: context.contact_id,

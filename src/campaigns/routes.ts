@@ -1,5 +1,6 @@
 import { access, defineRoute } from '../http/route.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
+import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { previewStep } from './preview.ts';
 import { campaignReport } from './report.ts';
 import { CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
@@ -185,6 +186,32 @@ export const campaignRoutes = [
     handler: async ({ app, workspaceId, params, body }) => ({
       status: 200,
       body: await previewStep(app, workspaceId, params.campaignId, body),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/workspaces/{workspaceId}/campaign-pacing',
+    operationId: 'campaignPacing.get',
+    summary: "The workspace's campaign sending pace: frequency cap and quiet hours",
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    responses: { 200: { description: 'The pacing', schema: Pacing } },
+    handler: async ({ app, workspaceId }) => ({ status: 200, body: await readPacing(app.db, workspaceId) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/workspaces/{workspaceId}/campaign-pacing',
+    operationId: 'campaignPacing.put',
+    summary: "Set the workspace's campaign sending pace (null or absent: no limit)",
+    tags,
+    access: write,
+    params: WorkspaceParams,
+    body: Pacing,
+    responses: { 200: { description: 'The pacing', schema: Pacing } },
+    handler: async ({ app, workspaceId, body }) => ({
+      status: 200,
+      body: await writePacing(app.db, workspaceId, body),
     }),
   }),
 ];
