@@ -6,10 +6,8 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { durationSeconds, IsoDuration } from '../segments/duration.ts';
-import { isTimeZone } from './schemas.ts';
+import { Clock, isTimeZone } from './schemas.ts';
 import '../http/openapi.ts';
-
-const Clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM (24-hour)');
 
 export const Pacing = z
   .strictObject({

@@ -80,7 +80,9 @@ const SendStep = z.discriminatedUnion('channel', [EmailStep, PushStep, TelegramS
   error: 'channel must be email, push or telegram',
 });
 
-const Clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM (24-hour)');
+export const Clock = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM (24-hour)');
 
 /** An IANA time zone name the runtime knows (PostgreSQL knows the same database). */
 export function isTimeZone(name: string): boolean {

@@ -2,44 +2,23 @@
 // restart every member is enrolled once, every enrollment has made exactly one message and
 // finished, and campaign.completed is emitted once. It runs on a database of its own, so only the
 // spawned workers do the work.
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { BROADCAST_QUEUE, broadcastJob, startBroadcast } from '../../src/campaigns/broadcast.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import { createBoss } from '../../src/jobs/boss.ts';
-import { migrateAll } from '../../src/runtime.ts';
 import { eventually } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { dropScratchDatabase, exited, scratchDatabase, startWorker } from '../support/spawnedWorker.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMBERS = 200;
-
-function startWorker(databaseUrl: string): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'bin/worker.ts')], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      CAMPAIGN_BROADCAST_PAGE_SIZE: '20',
-      // The jobs the killed worker held are retried 2 s after they started, noticed within a second.
-      CAMPAIGN_STEP_EXPIRE_SECONDS: '2',
-      JOB_SUPERVISE_SECONDS: '1',
-    },
-  });
-}
-
-function exited(child: ChildProcess): Promise<unknown> {
-  return new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
-  );
-}
+const WORKER_ENV = {
+  CAMPAIGN_BROADCAST_PAGE_SIZE: '20',
+  // The jobs the killed worker held are retried 2 s after they started, noticed within a second.
+  CAMPAIGN_STEP_EXPIRE_SECONDS: '2',
+  JOB_SUPERVISE_SECONDS: '1',
+};
 
 const counted = z.object({ n: z.number() });
 
@@ -66,12 +45,7 @@ describe('a broadcast survives a killed worker', function () {
   const workers: ChildProcess[] = [];
 
   before(async () => {
-    const name = `crash_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-    await server().context.db.query(sql.unsafe`create database ${sql.identifier([name])}`);
-    const url = new URL(server().databaseUrl);
-    url.pathname = `/${name}`;
-    await migrateAll(url.toString());
-    database = { name, url: url.toString() };
+    database = await scratchDatabase();
     db = await createDatabasePool(database.url, { maxPoolSize: 3 });
   });
 
@@ -79,14 +53,12 @@ describe('a broadcast survives a killed worker', function () {
     for (const worker of workers) worker.kill('SIGKILL');
     await Promise.all(workers.map(exited));
     await db.end();
-    await server().context.db.query(
-      sql.unsafe`drop database ${sql.identifier([database.name])} with (force)`,
-    );
+    await dropScratchDatabase(database.name);
   });
 
   it('enrolls every member once and makes one message each after a SIGKILL mid-broadcast', async () => {
     await seed(db);
-    workers.push(startWorker(database.url));
+    workers.push(startWorker(database.url, WORKER_ENV));
     const boss = createBoss(database.url, 'cli');
     await boss.start();
     await boss.createQueue(BROADCAST_QUEUE, { ...broadcastJob.queue, expireInSeconds: 2 });
@@ -99,7 +71,7 @@ describe('a broadcast survives a killed worker', function () {
     await exited(workers[0]);
     expect(await enrolled(), 'the worker died before the end of the broadcast').to.be.below(MEMBERS);
 
-    workers.push(startWorker(database.url));
+    workers.push(startWorker(database.url, WORKER_ENV));
     await eventually(
       async () =>
         db.oneFirst(sql.type(z.object({ done: z.boolean() }))`
