@@ -95,7 +95,7 @@ async function startService(dataDir: string) {
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
   // Imported only now, so that configuration is parsed from the environment above.
   const { config } = await import('../src/config.ts');
-  const runtime = await import('../src/runtime.ts');
+  const runtime = await import('../src/app/runtime.ts');
   await runtime.migrateAll(database.url);
   const context = await runtime.createContext(config(), database.url, 'web');
   const web = await runtime.startWeb(context, 0);
@@ -156,7 +156,7 @@ async function fixtures(origin: string) {
   await call(origin, 'POST', '/api/auth/register', { name: 'Bench', ...credentials });
   const { cookie = '' } = await call(origin, 'POST', '/api/auth/signin', credentials);
   const workspace = await call(origin, 'POST', '/api/workspaces', { name: 'Bench' }, cookie);
-  const { SCOPES } = await import('../src/apiKeys/scopes.ts');
+  const { SCOPES } = await import('../src/http/scopes.ts');
   const key = await call(
     origin,
     'POST',

@@ -17,8 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { migrateAll } from '../src/app/runtime.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
-import { migrateAll } from '../src/runtime.ts';
 import { measureWriteMix, writeFloor } from './ingestFloor.ts';
 import { type Setup, setUpWorkspace } from './ingestSetup.ts';
 

@@ -88,7 +88,7 @@ async function loadService() {
   return {
     embedded: await import('../src/db/embedded.ts'),
     config: (await import('../src/config.ts')).config,
-    runtime: await import('../src/runtime.ts'),
+    runtime: await import('../src/app/runtime.ts'),
     sql: (await import('../src/db/pool.ts')).sql,
     emitMany: (await import('../src/outbox/emit.ts')).emitMany,
     createEndpoint: (await import('../src/webhooks/service.ts')).createEndpoint,

@@ -3,7 +3,7 @@ import { UnauthorizedError } from '../http/errors.ts';
 import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
-import { listWorkspacesOfUser } from '../workspaces/queries.ts';
+import { accountHooks } from './hooks.ts';
 import { findUserById } from './queries.ts';
 import { RegisterBody, SessionSchema, SigninBody, UserSchema } from './schemas.ts';
 import { authenticateUser, registerUserFrom, toUser } from './service.ts';
@@ -93,7 +93,7 @@ export const accountRoutes = [
       const userId = req.session?.userId;
       const user = userId ? await findUserById(app.db, userId) : null;
       if (!user) throw new UnauthorizedError('Not signed in.');
-      const workspaces = await listWorkspacesOfUser(app.db, user.id);
+      const workspaces = await accountHooks().workspacesOf(app.db, user.id);
       return {
         status: 200,
         body: {

@@ -4,7 +4,7 @@ import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
 import { ConflictError, UnauthorizedError } from '../http/errors.ts';
-import { acceptInvitations } from '../workspaces/invitations.ts';
+import { accountHooks } from './hooks.ts';
 import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';
 import { findUserByEmailWithHash, insertUser, type UserRow } from './queries.ts';
@@ -32,7 +32,7 @@ export async function registerUser(
       passwordHash,
     });
     // Workspaces that invited this email before the account existed take the person in now.
-    await acceptInvitations(db, row);
+    await accountHooks().accountReady(db, row);
     return toUser(row);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError && error.constraint === 'users_email_key') {
@@ -68,7 +68,7 @@ export async function authenticateUser(
   if (!user || !valid) throw new UnauthorizedError(INVALID_CREDENTIALS);
   await clearAfterSignin(db, attempt);
   // An invitation that reached no account at registration (it came later, or raced it) is taken up now.
-  await acceptInvitations(db, user);
+  await accountHooks().accountReady(db, user);
   return toUser(user);
 }
 

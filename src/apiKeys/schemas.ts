@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { SCOPES } from '../http/scopes.ts';
 import { Timestamp, WorkspaceParams } from '../http/validation.ts';
-import { SCOPES } from './scopes.ts';
 
 export const ScopeSchema = z.enum(SCOPES).openapi('Scope', {
   description:

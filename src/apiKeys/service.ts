@@ -1,10 +1,10 @@
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError } from '../http/errors.ts';
+import type { Scope } from '../http/scopes.ts';
 import { forgetCachedApiKeys } from './cache.ts';
 import { generateApiKey, hashApiKey, keyDisplayParts, maskKey } from './keyFormat.ts';
 import { type ApiKeyRow, insertApiKey, listLiveApiKeys, revokeApiKey } from './queries.ts';
-import type { Scope } from './scopes.ts';
 
 export type CreatedApiKey = {
   id: string;

@@ -7,7 +7,7 @@ import { newId } from '../db/ids.ts';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { emitMany } from '../outbox/emit.ts';
 import { completeCampaigns } from './engineQueries.ts';
 import { FIRST_STEP } from './flow.ts';

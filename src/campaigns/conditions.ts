@@ -2,8 +2,12 @@
 // segments' own compiled expression over the contact, so a branch means what a segment means.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import { durationSeconds } from '../segments/duration.ts';
-import { compileMetadataConditions, compileSegmentRules, type Rule } from '../segments/rules.ts';
+import {
+  compileMetadataConditions,
+  compileSegmentRules,
+  durationSeconds,
+  type Rule,
+} from '../segments/index.ts';
 import { type BranchCondition, isTimeZone } from './schemas.ts';
 
 function conditionSql(condition: BranchCondition, enrolledAt: string) {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import {
   type Channel,
   createMessage,

@@ -4,8 +4,8 @@
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
-import type { SegmentChange } from '../segments/evaluate.ts';
-import { type MetadataCondition, matchesMetadataConditions } from '../segments/rules.ts';
+import type { SegmentChange } from '../segments/index.ts';
+import { type MetadataCondition, matchesMetadataConditions } from '../segments/index.ts';
 import {
   type EnrollmentCandidate,
   findActiveTriggeredCampaigns,

@@ -5,7 +5,7 @@
 // jobs then find it ended. The event that enrolled a contact does not also convert it.
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
-import { type MetadataCondition, matchesMetadataConditions } from '../segments/rules.ts';
+import { type MetadataCondition, matchesMetadataConditions } from '../segments/index.ts';
 import { completeCampaigns } from './engineQueries.ts';
 import type { TriggerEvent } from './enroll.ts';
 

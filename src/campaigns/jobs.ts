@@ -1,6 +1,6 @@
 // The campaign engine's worker jobs: a step of an enrollment, and a page of a broadcast.
 import { config } from '../config.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { broadcastJob } from './broadcast.ts';
 import { stepJob } from './engine.ts';
 

@@ -61,14 +61,3 @@ export async function transitionCampaign(
   if (move.to === 'archived') await exitAllActive(tx, workspaceId, id);
   return toCampaign(updated);
 }
-
-/**
- * How a campaign in this status stops naming a segment in its trigger: only a draft's trigger can
- * change, and only drafts and archived campaigns can be deleted (with their enrollments).
- */
-export function releaseSegmentTrigger(campaign: { id: string; status: CampaignStatus }): string {
-  const path = `…/campaigns/${campaign.id}`;
-  if (campaign.status === 'draft') return `change its trigger (PATCH ${path}) or delete it (DELETE ${path})`;
-  if (campaign.status === 'archived') return `delete it (DELETE ${path}; its enrollment history goes too)`;
-  return `archive it (POST ${path}/archive), then delete it (DELETE ${path})`;
-}

@@ -5,7 +5,7 @@
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import { durationSeconds, IsoDuration } from '../segments/duration.ts';
+import { durationSeconds, IsoDuration } from '../segments/index.ts';
 import { Clock, isTimeZone } from './schemas.ts';
 import '../http/openapi.ts';
 

@@ -1,7 +1,7 @@
 // Campaign definitions: trigger, steps and reentry. Steps are checked here in full, so the later
 // execution issue can trust what it reads.
 import { z } from 'zod';
-import { text } from '../contacts/schemas.ts';
+import { text } from '../contacts/index.ts';
 import {
   nullableRef,
   pageQuery,
@@ -10,8 +10,13 @@ import {
   Timestamp,
   WorkspaceParams,
 } from '../http/validation.ts';
-import { IsoDuration } from '../segments/duration.ts';
-import { type MetadataCondition, MetadataConditions, type Rule, SegmentRules } from '../segments/rules.ts';
+import {
+  IsoDuration,
+  type MetadataCondition,
+  MetadataConditions,
+  type Rule,
+  SegmentRules,
+} from '../segments/index.ts';
 
 const Required = (max: number) => text(max).refine((value) => value.trim().length > 0, 'must not be blank');
 

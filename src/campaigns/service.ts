@@ -1,7 +1,7 @@
 // Campaign definitions: create, read, edit (drafts freely; running campaigns only their name),
 // delete (drafts and archived ones) and the paginated enrollment list.
 
-import { segmentExists } from '../contacts/queries.ts';
+import { segmentExists } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';

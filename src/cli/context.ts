@@ -1,13 +1,13 @@
-// Shared plumbing for CLI commands: a database (DATABASE_URL, or the embedded one of `npm start`,
-// started if it is not running), output as text or --json, and errors on stderr with exit code 1.
+// The CLI kit, shared by every feature's commands: a database (DATABASE_URL, or the embedded one
+// of `npm start`, started if it is not running), output as text or --json, and errors on stderr.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { type Config, configOrExit } from '../config.ts';
 import { createDatabasePool } from '../db/pool.ts';
-import { type FieldError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { resolveDatabase } from '../db/resolve.ts';
+import { type FieldError, ValidationError } from '../http/errors.ts';
+import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { createLogger } from '../log.ts';
-import { resolveDatabase } from '../runtime.ts';
-import { findWorkspaceById } from '../workspaces/queries.ts';
 
 export type CliContext = { db: DatabasePool; config: Config; databaseUrl: string };
 
@@ -24,9 +24,11 @@ export async function withDatabase<T>(action: (context: CliContext) => Promise<T
   }
 }
 
-export async function requireWorkspace({ db }: CliContext, workspaceId: string) {
-  if (!(await findWorkspaceById(db, workspaceId)))
-    throw new NotFoundError('Workspace', `No workspace ${workspaceId}.`);
+/** Options validated with a zod schema; a failure names the option (optionName). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(zodIssuesToFieldErrors(result.error.issues, 'option'));
+  return result.data;
 }
 
 /** An optional --since/--until style option. */

@@ -1,20 +1,31 @@
-// What follows any change to contacts: segments re-evaluated for them, then campaigns triggered
-// by the segments they entered. Ingest, contact writes and merges all end here.
-
-import { enrollForSegmentChanges } from '../campaigns/enroll.ts';
+// What follows any change to contacts: segments re-evaluated for them, then campaigns triggered by
+// the segments they entered. Ingest, contact writes, merges and score decay all end here. Both
+// features sit above contacts, so the work is handed in: the composition layer installs it
+// (src/app/effects.ts, with campaigns' afterContactsChanged) before any process serves a request.
 import type { Tx } from '../db/pool.ts';
-import { reevaluateSegmentsForContacts, type SegmentChange } from '../segments/evaluate.ts';
 
 export type ChangeScope = { fields?: string[]; all?: boolean; eventTypes?: string[]; score?: boolean };
+
+export type ContactsChangedEffect = (
+  tx: Tx,
+  workspaceId: string,
+  contactIds: string[],
+  scope: ChangeScope,
+) => Promise<void>;
+
+let effect: ContactsChangedEffect | undefined;
+
+export function installContactsChangedEffect(handler: ContactsChangedEffect): void {
+  effect = handler;
+}
 
 export async function contactsChanged(
   tx: Tx,
   workspaceId: string,
   contactIds: string[],
   scope: ChangeScope,
-): Promise<SegmentChange[]> {
-  if (contactIds.length === 0) return [];
-  const changes = await reevaluateSegmentsForContacts(tx, { workspaceId, contactIds, ...scope });
-  await enrollForSegmentChanges(tx, workspaceId, changes);
-  return changes;
+): Promise<void> {
+  if (contactIds.length === 0) return;
+  if (!effect) throw new Error('contact effects are not installed (src/app/effects.ts)');
+  await effect(tx, workspaceId, contactIds, scope);
 }

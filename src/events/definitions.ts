@@ -6,11 +6,10 @@
 // and a cache can never be used past a change the statement could see. The rule history of the
 // request's contacts is read there too.
 import { z } from 'zod';
-import { TriggeredCampaignRow } from '../campaigns/enrollQueries.ts';
-import { CampaignGoalRow } from '../campaigns/goal.ts';
+import { CampaignGoalRow, TriggeredCampaignRow } from '../campaigns/index.ts';
 import { sql } from '../db/pool.ts';
-import { ActiveRuleRow, RuleHistoryRow } from '../scoring/applyQueries.ts';
-import type { Rule } from '../segments/rules.ts';
+import { ActiveRuleRow, RuleHistoryRow } from '../scoring/index.ts';
+import type { Rule } from '../segments/index.ts';
 
 const SegmentDefinition = z.object({
   id: z.string(),

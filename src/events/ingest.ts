@@ -5,28 +5,17 @@ import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany } from '../outbox/emit.ts';
-import type { ScoredEvent } from '../scoring/apply.ts';
+import type { ScoredEvent } from '../scoring/index.ts';
 import { claimIdempotencyKeys } from './idempotency.ts';
+import type { IngestItem } from './ingestItem.ts';
 import { applySideEffects } from './pipeline.ts';
-import { type IngestedEvent, loadEvents, type TrackingFields, toNewEvent, toStoredEvent } from './present.ts';
+import { type IngestedEvent, loadEvents, toNewEvent, toStoredEvent } from './present.ts';
 import { insertEvents } from './queries.ts';
 import { resolveContacts } from './resolveContacts.ts';
 import { CLOCK_SKEW_MS } from './schemas.ts';
 
+export type { IngestItem } from './ingestItem.ts';
 export type { IngestedEvent } from './present.ts';
-
-export type IngestItem = {
-  type: string;
-  contactId?: string;
-  email?: string;
-  anonymousId?: string;
-  firstName?: string;
-  lastName?: string;
-  phone?: string;
-  metadata?: Record<string, unknown>;
-  timestamp?: string;
-  idempotencyKey?: string;
-} & TrackingFields;
 
 export type IngestResult = { event: IngestedEvent; replayed: boolean };
 export type IngestSource = 'api' | 'batch' | 'webhook';

@@ -6,14 +6,17 @@
 // Each step runs once for the whole request, so a batch costs the same round-trips as one event;
 // the segments, campaigns and rules they use come whole from the workspace's cached definitions,
 // and each step picks what concerns its events.
-import { emitEnrollments, enrollWithCampaigns, proposeEnrollments } from '../campaigns/enroll.ts';
-import { allowedEnrollments } from '../campaigns/enrollQueries.ts';
-import { convertGoals } from '../campaigns/goal.ts';
-import type { ContactRow } from '../contacts/queries.ts';
+import {
+  allowedEnrollments,
+  convertGoals,
+  emitEnrollments,
+  enrollWithCampaigns,
+  proposeEnrollments,
+} from '../campaigns/index.ts';
+import type { ContactRow } from '../contacts/index.ts';
 import type { Tx } from '../db/pool.ts';
-import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows } from '../scoring/apply.ts';
-import { scoreWrites } from '../scoring/applyQueries.ts';
-import { reevaluateSegments, reevaluateSegmentsAndEnroll } from '../segments/evaluate.ts';
+import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows, scoreWrites } from '../scoring/index.ts';
+import { reevaluateSegments, reevaluateSegmentsAndEnroll } from '../segments/index.ts';
 import type { Definitions, SegmentDefinition } from './definitions.ts';
 
 /**

@@ -1,7 +1,7 @@
 // How events leave the service: stored rows, or rows just built by ingest, as API objects.
-import type { ContactRow } from '../contacts/queries.ts';
+import type { ContactRow } from '../contacts/index.ts';
 import type { Db } from '../db/pool.ts';
-import type { IngestItem } from './ingest.ts';
+import type { IngestItem, TrackingFields } from './ingestItem.ts';
 import { type EventRow, findEventsByIds, type NewEvent } from './queries.ts';
 
 export type ContactSummary = {
@@ -12,15 +12,6 @@ export type ContactSummary = {
 };
 
 /** Where an event came from, as the API names it (each optional). */
-export type TrackingFields = {
-  sessionId?: string;
-  pageUrl?: string;
-  referrer?: string;
-  utmSource?: string;
-  utmMedium?: string;
-  utmCampaign?: string;
-};
-
 export type IngestedEvent = {
   id: string;
   type: string;

@@ -1,22 +1,23 @@
 // Which contact each ingested event belongs to: by contactId (merge aliases honoured), else email,
 // else anonymousId; missing contacts are created in one statement. An anonymous contact whose
 // anonymousId arrives with an email takes that email, or merges into the contact that has it.
+
+import type { ContactRow } from '../contacts/index.ts';
 import {
+  contactEventData,
   type FoundContact,
   findAndLockContacts,
+  identifyWithEmail,
   insertContactsSkippingTaken,
+  mergeContactRows,
   type NewContact,
-} from '../contacts/bulkQueries.ts';
-import { identifyWithEmail } from '../contacts/identify.ts';
-import { mergeContactRows } from '../contacts/merge.ts';
-import { contactEventData } from '../contacts/present.ts';
-import type { ContactRow } from '../contacts/queries.ts';
+} from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { emitMany } from '../outbox/emit.ts';
-import type { IngestItem } from './ingest.ts';
+import type { IngestItem } from './ingestItem.ts';
 
 export type Resolved = {
   /** The contact of each item, in order (null: the event has no contact). */

@@ -9,7 +9,7 @@ import {
   Name,
   Phone,
   text,
-} from '../contacts/schemas.ts';
+} from '../contacts/index.ts';
 import { nullableRef, storableInstant, Timestamp, WorkspaceParams } from '../http/validation.ts';
 
 /** Clocks differ: a timestamp up to this far ahead of ours still counts as "now". */

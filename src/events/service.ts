@@ -1,7 +1,7 @@
 // Events over HTTP: listing, and ingest of one event or a batch, each in one transaction.
 
 import type { DatabasePool } from 'slonik';
-import { findContact } from '../contacts/queries.ts';
+import { findContact } from '../contacts/index.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { ingestCoalesced } from './coalesce.ts';

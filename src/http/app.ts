@@ -1,5 +1,6 @@
-// Assembles the Express application: request ids and logs, content-type and cross-site checks,
-// JSON parsing, sessions, every feature's routes, pages, and problem+json for everything else.
+// The Express application around the routes and pages it is given: request ids and logs,
+// content-type and cross-site checks, JSON parsing, sessions, and problem+json for everything else.
+// The composition layer (src/app/web.ts) hands it every feature's routes and pages.
 import { randomUUID } from 'node:crypto';
 import express, {
   type Express,
@@ -8,7 +9,6 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { startApiKeyCache } from '../apiKeys/cache.ts';
 import { redactUrl } from '../log.ts';
 import type { AppContext } from './context.ts';
 import {
@@ -20,11 +20,9 @@ import {
 } from './errors.ts';
 import { findJsonLimitBreach, type JsonLimits, jsonLimitsOf, refuseJsonLimitBreach } from './jsonLimits.ts';
 import { MALFORMED_JSON } from './malformedJson.ts';
-import { installPages } from './pages.ts';
 import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
-import { allRoutes } from './routes.ts';
 import { createSessionMiddleware, enforceSessionLifetime } from './session.ts';
 import { findUnstorableText, NUL_MESSAGE } from './validation.ts';
 
@@ -212,7 +210,13 @@ const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
 
 const rawInbound = express.raw({ type: () => true, limit: BODY_LIMIT });
 
-export function createApp(context: AppContext) {
+export type AppParts = {
+  routes: RouteDefinition[];
+  /** Mounts the pages for people (after the API, before the final 404). */
+  installPages: (app: Express, context: AppContext) => void;
+};
+
+export function createHttpApp(context: AppContext, parts: AppParts) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', context.config.trustProxy ? 1 : false);
@@ -238,17 +242,12 @@ export function createApp(context: AppContext) {
     ),
     refuseUnstorableText,
   );
-  mountRoutes(app, context, allRoutes());
+  mountRoutes(app, context, parts.routes);
 
-  installPages(app, context);
+  parts.installPages(app, context);
   app.use((req: Request, res: Response) => {
     sendProblem(res, new NotFoundError('Page', `Nothing at ${req.method} ${req.path}.`), req.id);
   });
   app.use(problemMiddleware(context.log));
-  const stopKeyCache = startApiKeyCache(context);
-  const close = async () => {
-    await stopKeyCache();
-    await sessions.close();
-  };
-  return { app, close };
+  return { app, close: () => sessions.close() };
 }

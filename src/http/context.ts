@@ -4,6 +4,20 @@ import type { Config } from '../config.ts';
 import type { Boss } from '../jobs/boss.ts';
 import type { Logger } from '../log.ts';
 
+/** An API key as authentication needs it. */
+export type PresentedKey = { id: string; workspace_id: string; scopes: readonly string[] };
+
+/**
+ * How authentication finds the API key a request presents. The apiKeys feature provides it and the
+ * composition layer puts it here, so the HTTP kit knows no feature.
+ */
+export type ApiKeyLookup = {
+  /** The live key with this secret; null when it is malformed, unknown, revoked or expired. */
+  find: (db: DatabasePool, key: string) => Promise<PresentedKey | null>;
+  /** Notes that the key was used (last_used_at); never fails the request. */
+  used: (app: AppContext, keyId: string) => void;
+};
+
 export type AppContext = {
   db: DatabasePool;
   config: Config;
@@ -12,4 +26,5 @@ export type AppContext = {
   boss: Boss;
   version: string;
   databaseUrl: string;
+  apiKeys: ApiKeyLookup;
 };

@@ -3,13 +3,10 @@
 // then check membership (sessions) or that the key belongs to the workspace and has the scope.
 import type { Request } from 'express';
 import { z } from 'zod';
-import { findLiveApiKey } from '../apiKeys/cache.ts';
-import { hashApiKey, isWellFormedApiKey } from '../apiKeys/keyFormat.ts';
-import { touchApiKeyLastUsed } from '../apiKeys/queries.ts';
 import { sql } from '../db/pool.ts';
+import type { Access } from './access.ts';
 import type { AppContext } from './context.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
-import type { Access } from './route.ts';
 
 export type Role = 'ADMIN' | 'MEMBER';
 
@@ -46,28 +43,14 @@ export function presentedKey(req: Request): string | null {
   return fromQuery;
 }
 
-// last_used_at is written at most once a minute per key; this map spares even the conditional
-// UPDATE on a hot key. Losing it (restart, another process) only costs one extra UPDATE.
-const lastTouched = new Map<string, number>();
-
-function touchLater(app: AppContext, keyId: string): void {
-  const now = Date.now();
-  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
-  lastTouched.set(keyId, now);
-  touchApiKeyLastUsed(app.db, keyId).catch((error) =>
-    app.log.warn({ err: error, keyId }, 'last_used_at update failed'),
-  );
-}
-
 async function authenticateKey(app: AppContext, key: string, rule: Access, workspaceId: string) {
-  if (!isWellFormedApiKey(key)) throw new UnauthorizedError(BAD_KEY);
-  const row = await findLiveApiKey(app.db, hashApiKey(key));
+  const row = await app.apiKeys.find(app.db, key);
   if (!row || rule.kind !== 'workspace' || row.workspace_id !== workspaceId) {
     if (row && rule.kind === 'user')
       throw new ForbiddenError('This route needs a signed-in session; API keys are not accepted.');
     throw new UnauthorizedError(BAD_KEY);
   }
-  touchLater(app, row.id);
+  app.apiKeys.used(app, row.id);
   if (rule.scope === null) {
     throw new ForbiddenError(
       'API keys cannot use this route: it needs a signed-in session.',

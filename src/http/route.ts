@@ -3,30 +3,17 @@
 // principal, and return `{ status, body }`; they never touch `res` except for special cases.
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { Scope } from '../apiKeys/scopes.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
+import { type Access, describeAccess, requiredRole, security } from './access.ts';
 import type { AppContext } from './context.ts';
 import { ValidationError } from './errors.ts';
 import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
 import { problemExample } from './problemExamples.ts';
+
+export { type Access, access } from './access.ts';
+
 import { withoutEmptyValues, zodIssuesToFieldErrors } from './validation.ts';
-
-export type Access =
-  | { kind: 'public' }
-  | { kind: 'user' }
-  /** scope: what an API key needs (null: keys refused); admin: sessions need the ADMIN role. */
-  | { kind: 'workspace'; scope: Scope | null; admin: boolean };
-
-export const access = {
-  public: { kind: 'public' } as Access,
-  user: { kind: 'user' } as Access,
-  workspace: (scope: Scope | null, options: { admin?: boolean } = {}): Access => ({
-    kind: 'workspace',
-    scope,
-    admin: options.admin ?? false,
-  }),
-};
 
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
@@ -213,27 +200,6 @@ function exampleField(spec: RouteSpec<Schema | undefined, Schema | undefined, Sc
     if (name) return `${location}.${name}`;
   }
   return 'body';
-}
-
-function security(accessRule: Access): Record<string, string[]>[] {
-  if (accessRule.kind === 'public') return [];
-  if (accessRule.kind === 'user' || accessRule.scope === null) return [{ sessionCookie: [] }];
-  return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
-}
-
-/** The role a session needs: read from the same rule authenticate() enforces, so the two agree. */
-function requiredRole(accessRule: Access & { kind: 'workspace' }): 'ADMIN' | 'MEMBER' {
-  return accessRule.admin ? 'ADMIN' : 'MEMBER';
-}
-
-function describeAccess(accessRule: Access): string {
-  if (accessRule.kind === 'public') return 'No authentication.';
-  if (accessRule.kind === 'user') return 'Requires a signed-in session.';
-  const who = accessRule.admin ? 'a session with the ADMIN role' : 'a session of any member';
-  const key = accessRule.scope
-    ? `, or an API key with scope \`${accessRule.scope}\``
-    : ' (API keys are refused)';
-  return `Requires ${who}${key}.`;
 }
 
 function responseObject(response: ResponseSpec): object {

@@ -1,5 +1,8 @@
-// Messages for the composition layer: the API routes, the worker's jobs, and the public
-// unsubscribe pages (mounted beside the other pages).
-export { messageJobs as jobs } from './jobs.ts';
-export { messageRoutes as routes } from './routes.ts';
-export { installUnsubscribePages as installPages } from './unsubscribePages.ts';
+// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+import { messageJobs } from './jobs.ts';
+import { messageRoutes } from './routes.ts';
+
+export { installUnsubscribePages as pages } from './unsubscribePages.ts';
+
+export const routes = messageRoutes;
+export const jobs = messageJobs;

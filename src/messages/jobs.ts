@@ -3,7 +3,7 @@
 // idempotency keys past their 7 days.
 import { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
 import { deliverMessage } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';

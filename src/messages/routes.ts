@@ -1,8 +1,8 @@
-import { headerKey } from '../events/service.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { WorkspaceParams } from '../http/validation.ts';
 import {
   ContactSubscriptionParams,
+  idempotencyKeyOf,
   ListMessagesQuery,
   MessageAccepted,
   MessageDetail,
@@ -70,7 +70,7 @@ export const messageRoutes = [
     },
     errors: { 404: 'The workspace, or the contactId, does not exist here.' },
     handler: async ({ app, workspaceId, body, req }) => {
-      const key = headerKey(req.get('idempotency-key'));
+      const key = idempotencyKeyOf(req.get('idempotency-key'));
       const { id, replayed } = await app.db.transaction((tx) =>
         createTransactional(app, tx, workspaceId, body, key),
       );

@@ -1,6 +1,6 @@
 // The HTTP shapes of messages and subscriptions.
 import { z } from 'zod';
-import { IdempotencyKey } from '../events/schemas.ts';
+import { ValidationError } from '../http/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { validateTemplate } from '../templates/index.ts';
 import { CHANNELS, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
@@ -104,6 +104,20 @@ export const SendMessageBody = z
 export const MessageAccepted = z
   .object({ id: z.string(), status: z.enum(MESSAGE_STATUSES) })
   .openapi('MessageAccepted');
+
+// The same rule as events' idempotency keys (1–255 characters); events sit above messages in the
+// feature order, so the rule is stated here rather than imported.
+const IdempotencyKey = z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters');
+
+/** The Idempotency-Key header, or a 400 naming it. */
+export function idempotencyKeyOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = IdempotencyKey.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({ path: 'header.idempotency-key', message: issue.message })),
+  );
+}
 
 export const SendHeaders = z.object({
   'Idempotency-Key': IdempotencyKey.optional().openapi({

@@ -1,6 +1,6 @@
 // Messages: making them (campaign steps and transactional sends), reading them, and the
 // subscription state that decides whether they may be sent. Transactions are the caller's.
-import { createContact, getContact } from '../contacts/service.ts';
+import { createContact, getContact } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { PageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';

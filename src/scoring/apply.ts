@@ -6,7 +6,7 @@
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
-import { matchesMetadataConditions } from '../segments/rules.ts';
+import { matchesMetadataConditions } from '../segments/index.ts';
 import {
   type ActiveRuleRow,
   type NewScoreChange,

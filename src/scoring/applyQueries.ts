@@ -3,7 +3,7 @@
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
-import type { MetadataCondition } from '../segments/rules.ts';
+import type { MetadataCondition } from '../segments/index.ts';
 
 export const ActiveRuleRow = z.object({
   id: z.string(),

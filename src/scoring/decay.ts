@@ -1,7 +1,7 @@
 // Score decay: every `every`, each non-zero lead score moves `points` towards zero (never past
 // it). Runs from the scheduler; each due workspace is one transaction that records the changes
 // (reason 'decay'), emits contact.score_changed and re-evaluates the segments that read scores.
-import { contactsChanged } from '../contacts/effects.ts';
+import { contactsChanged } from '../contacts/index.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { clampScore, type RecordedChange, recordScoreChanges } from './apply.ts';
 import { advanceDecayClock, findWorkspacesDueForDecay, lockDueDecay, lockNonZeroScores } from './queries.ts';

@@ -1,7 +1,7 @@
 // The scheduled decay of lead scores. Every minute it looks for workspaces whose period is due;
 // workspaces without decay cost nothing.
 import type { AppContext } from '../http/context.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { runDecay } from './decay.ts';
 
 export const DECAY_QUEUE = 'scoring.decay';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
-import type { MetadataCondition } from '../segments/rules.ts';
+import type { MetadataCondition } from '../segments/index.ts';
 
 export const ScoringRuleRow = z.object({
   id: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContactParams } from '../contacts/schemas.ts';
+import { ContactParams } from '../contacts/index.ts';
 import {
   nullableRef,
   pageQuery,
@@ -8,8 +8,7 @@ import {
   Timestamp,
   WorkspaceParams,
 } from '../http/validation.ts';
-import { durationSeconds, IsoDuration } from '../segments/duration.ts';
-import { MetadataConditions, safeText } from '../segments/ruleSchemas.ts';
+import { durationSeconds, IsoDuration, MetadataConditions, safeText } from '../segments/index.ts';
 
 const Name = safeText(200)
   .transform((value) => value.trim())

@@ -1,11 +1,11 @@
 // Scoring rules, score history and the workspace's decay setting.
-import { getContact } from '../contacts/service.ts';
+import { getContact } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
 import { NotFoundError } from '../http/errors.ts';
-import { durationSeconds } from '../segments/duration.ts';
-import type { MetadataCondition } from '../segments/rules.ts';
+import type { MetadataCondition } from '../segments/index.ts';
+import { durationSeconds } from '../segments/index.ts';
 import {
   deleteScoringRule as deleteRuleRow,
   findScoringRule,

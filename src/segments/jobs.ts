@@ -5,7 +5,7 @@ import { type Config, config } from '../config.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
-import type { JobDefinition } from '../jobs/registry.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { evaluatePage } from './paging.ts';
 import { ContactCursor, lockSegment, markSegmentReady } from './queries.ts';
 import { type RefreshBudget, refreshSegments } from './refresh.ts';

@@ -2,8 +2,8 @@
 // statement and transaction: the compute job (a new or edited segment) and the scheduled refresh
 // (segments with time windows) both walk the contacts this way, so no statement runs over every
 // contact of a workspace and another workspace's work gets the database between pages.
-import { enrollForSegmentChanges } from '../campaigns/enroll.ts';
 import type { Tx } from '../db/pool.ts';
+import { membershipChanged } from './effects.ts';
 import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
 import { type ContactCursor, findContactPage, type SegmentRules } from './queries.ts';
 
@@ -29,7 +29,7 @@ export async function evaluatePage(
 ): Promise<PageResult> {
   const page = await findContactPage(tx, workspaceId, after, pageSize);
   const changes = await reevaluateSegments(tx, workspaceId, [segment], page.ids);
-  await enrollForSegmentChanges(tx, workspaceId, changes);
+  await membershipChanged(tx, workspaceId, changes);
   const last = page.ids.length < pageSize;
   return { changes, next: last ? null : page.next, rows: page.ids.length };
 }

@@ -1,5 +1,4 @@
-import { ContactPage } from '../contacts/schemas.ts';
-import { listContactPage } from '../contacts/service.ts';
+import { ContactPage, listContactPage } from '../contacts/index.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { WorkspaceParams } from '../http/validation.ts';
 import {

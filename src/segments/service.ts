@@ -3,7 +3,6 @@
 // in the worker (status `computing` until the last page). A workspace holds at most
 // SEGMENTS_PER_WORKSPACE segments.
 
-import { releaseSegmentTrigger } from '../campaigns/lifecycle.ts';
 import { config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
@@ -11,6 +10,7 @@ import type { Db, Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { transactionalDb } from '../jobs/boss.ts';
+import { segmentInUse } from './inUse.ts';
 import {
   campaignsTriggeredBy,
   countSegments,
@@ -22,7 +22,6 @@ import {
   lockWorkspaceSegments,
   type SegmentRow,
   type SegmentWrite,
-  type TriggeringCampaign,
   updateSegment as updateSegmentRow,
 } from './queries.ts';
 import { type Rule, ruleDependencies } from './rules.ts';
@@ -123,16 +122,6 @@ export async function updateSegment(
     else await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
     return getSegment(tx, workspaceId, segmentId);
   });
-}
-
-/** Names each campaign that holds the segment, with what its status allows to let it go. */
-function segmentInUse(campaigns: readonly TriggeringCampaign[]): string {
-  const named = campaigns.map(
-    (campaign) =>
-      `"${campaign.name}" (${campaign.id}, ${campaign.status}): ${releaseSegmentTrigger(campaign)}`,
-  );
-  const subject = campaigns.length === 1 ? 'A campaign is' : `${campaigns.length} campaigns are`;
-  return `${subject} triggered by this segment; delete the segment after freeing it. ${named.join('; ')}.`;
 }
 
 /**

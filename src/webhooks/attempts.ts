@@ -4,6 +4,7 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
+import type { DeliveryHttp } from '../net/ssrf.ts';
 import { skipQueuedAttempts } from './deliveryQueries.ts';
 import type { ClaimedAttempt } from './dispatchQueries.ts';
 import {
@@ -18,7 +19,6 @@ import {
   startFailureStreaks,
 } from './outcomeQueries.ts';
 import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
-import type { DeliveryHttp } from './ssrf.ts';
 
 export type Outcome = { attempt: ClaimedAttempt; result: AttemptResult; startedAt: string };
 

@@ -10,13 +10,13 @@
 import type { Config } from '../config.ts';
 import { type Listener, listen } from '../db/listener.ts';
 import type { AppContext } from '../http/context.ts';
-import type { WorkerService } from '../jobs/registry.ts';
+import type { WorkerService } from '../jobs/definition.ts';
+import { createDeliveryHttp, type DeliveryHttp } from '../net/ssrf.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
 import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
 import { type ClaimedAttempt, claimAttempts, nextDueAt, releaseAttempts } from './dispatchQueries.ts';
 import { fanOutBatch } from './fanOut.ts';
-import { createDeliveryHttp, type DeliveryHttp } from './ssrf.ts';
 
 const FAN_OUT_BATCH = 200;
 // Attempts held locally (sending or about to), as a multiple of the concurrency: deep enough that

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { ingestEvents } from '../events/ingest.ts';
+import { ingestEvents } from '../events/index.ts';
 import type { AppContext } from '../http/context.ts';
 import {
   AppError,

@@ -5,6 +5,7 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
+import { createDeliveryHttp } from '../net/ssrf.ts';
 import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { queueManualAttempts } from './deliveryQueries.ts';
 import { leaseMs, userAgent } from './dispatcher.ts';
@@ -12,7 +13,6 @@ import { claimAttempts } from './dispatchQueries.ts';
 import { findEndpoint } from './endpointQueries.ts';
 import { messageBody } from './fanOut.ts';
 import { findMessagesForReplay, insertMessage, type ReplayFilter, type ReplayRow } from './messageQueries.ts';
-import { createDeliveryHttp } from './ssrf.ts';
 
 const CHUNK = 100;
 

@@ -5,8 +5,8 @@
 // the WHATWG Request/Response/stream layers, which were most of the sending cost in profiles.
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
+import { checkLiteralUrl, type DeliveryHttp, refusalCause, UNRESOLVABLE_MESSAGE } from '../net/ssrf.ts';
 import { signingHeaders } from './signing.ts';
-import { checkLiteralUrl, type DeliveryHttp, refusalCause, UNRESOLVABLE_MESSAGE } from './ssrf.ts';
 
 export const RESPONSE_BODY_LIMIT = 4096;
 

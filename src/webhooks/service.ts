@@ -4,6 +4,7 @@ import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { checkLiteralUrl } from '../net/ssrf.ts';
 import {
   type DeliveryFilter,
   type DeliveryRow,
@@ -29,7 +30,6 @@ import {
   unknownEventTypeIssues,
 } from './schemas.ts';
 import { generateSecret } from './signing.ts';
-import { checkLiteralUrl } from './ssrf.ts';
 
 export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 

@@ -5,7 +5,7 @@
 // they register or sign in with that email before the invitation expires.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { findUserByEmail } from '../accounts/queries.ts';
+import { findUserByEmail } from '../accounts/index.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Email } from '../accounts/schemas.ts';
+import { Email } from '../accounts/index.ts';
 import { Timestamp, WorkspaceParams } from '../http/validation.ts';
 
 export const RoleSchema = z.enum(['ADMIN', 'MEMBER']).openapi('Role');

@@ -1,7 +1,6 @@
 import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { findUserByEmail } from '../accounts/queries.ts';
-import { normaliseEmail } from '../accounts/service.ts';
+import { findUserByEmail, normaliseEmail } from '../accounts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
@@ -10,6 +9,7 @@ import { deleteWorkspaceRows } from './deletion.ts';
 import {
   deleteMember,
   findMember,
+  findWorkspaceById,
   findWorkspaceOfUser,
   insertMember,
   insertWorkspace,
@@ -117,4 +117,10 @@ export async function deleteWorkspace(pool: DatabasePool, workspaceId: string, c
     }
     await deleteWorkspaceRows(tx, workspaceId);
   });
+}
+
+/** For commands given a workspace id: a clear error when there is no such workspace. */
+export async function requireWorkspace({ db }: { db: Db }, workspaceId: string): Promise<void> {
+  if (!(await findWorkspaceById(db, workspaceId)))
+    throw new NotFoundError('Workspace', `No workspace ${workspaceId}.`);
 }

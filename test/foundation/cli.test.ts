@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { SCOPES } from '../../src/http/scopes.ts';
 import { type CliRun, cliEnv, collect, ROOT, runCli, runCliOnTerminal } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { expect } from 'chai';
+import { createApp } from '../../src/app/web.ts';
 import { createDatabasePool } from '../../src/db/pool.ts';
-import { createApp } from '../../src/http/app.ts';
 import { Client } from '../support/client.ts';
 import { databaseProxy, type ProxyMode } from '../support/databaseProxy.ts';
 import { expectProblem } from '../support/factories.ts';

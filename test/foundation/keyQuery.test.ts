@@ -1,7 +1,7 @@
 // `?key=<API key>` is the simple integrations' way to authenticate, on every route: no operation of
 // the served OpenAPI document may refuse it as an unknown query field.
 import { expect } from 'chai';
-import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
 import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { fillPath, type OpenApiDocument, operationsOf } from './openapiOperations.ts';

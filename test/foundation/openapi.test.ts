@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
 import { type OpenApiDocument, operationsOf } from './openapiOperations.ts';
 

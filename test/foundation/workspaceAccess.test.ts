@@ -2,7 +2,7 @@
 // added by later features are covered without touching this file. Each check calls every
 // operation whose path has {workspaceId} and collects every mismatch into one failure message.
 import { expect } from 'chai';
-import { SCOPES } from '../../src/apiKeys/scopes.ts';
+import { SCOPES } from '../../src/http/scopes.ts';
 import { Client, type TestResponse } from '../support/client.ts';
 import { keyClient, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from './helpers.ts';

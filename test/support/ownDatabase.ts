@@ -24,7 +24,7 @@ export async function startOwnService(overrides: Record<string, unknown> = {}): 
   const options = { dataDir, port: await freePort(), persistent: true };
   let database: EmbeddedDatabase = await startEmbeddedDatabase(options);
   const { config } = await import('../../src/config.ts');
-  const runtime = await import('../../src/runtime.ts');
+  const runtime = await import('../../src/app/runtime.ts');
   await runtime.migrateAll(database.url);
   const context = await runtime.createContext({ ...config(), ...overrides }, database.url, 'worker');
   const worker = await runtime.startWorker(context);

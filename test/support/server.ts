@@ -41,7 +41,7 @@ export async function startServer(dataDir: string): Promise<void> {
   process.env.DATABASE_URL = embedded.url;
   // Imported only now, so that configuration is parsed from the test environment above.
   const { config } = await import('../../src/config.ts');
-  const runtime = await import('../../src/runtime.ts');
+  const runtime = await import('../../src/app/runtime.ts');
   await runtime.migrateAll(embedded.url);
   const context = await runtime.createContext(config(), embedded.url, 'worker');
   const worker = await runtime.startWorker(context);
@@ -76,7 +76,7 @@ export async function startSecondWeb(
   databaseUrl = server().databaseUrl,
 ): Promise<SecondWeb> {
   const { config } = await import('../../src/config.ts');
-  const runtime = await import('../../src/runtime.ts');
+  const runtime = await import('../../src/app/runtime.ts');
   const context = await runtime.createContext({ ...config(), ...overrides }, databaseUrl, 'web');
   const web = await runtime.startWeb(context, 0);
   return {

@@ -3,8 +3,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migrateAll } from '../../src/app/runtime.ts';
 import { sql } from '../../src/db/pool.ts';
-import { migrateAll } from '../../src/runtime.ts';
 import { server } from './server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

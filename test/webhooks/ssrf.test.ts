@@ -6,16 +6,16 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { config } from '../../src/config.ts';
 import { ValidationError } from '../../src/http/errors.ts';
-import { sendNow } from '../../src/webhooks/replay.ts';
-import { sendAttempt } from '../../src/webhooks/sender.ts';
-import { checkUrlAllowed } from '../../src/webhooks/service.ts';
 import {
   createDeliveryHttp,
   type DeliveryHttp,
   guardedLookup,
   isPublicAddress,
   resolvePublicAddresses,
-} from '../../src/webhooks/ssrf.ts';
+} from '../../src/net/ssrf.ts';
+import { sendNow } from '../../src/webhooks/replay.ts';
+import { sendAttempt } from '../../src/webhooks/sender.ts';
+import { checkUrlAllowed } from '../../src/webhooks/service.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';

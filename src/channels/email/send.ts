@@ -4,8 +4,8 @@
 // get better by itself. The error text is the server's reply and the stage: never a credential.
 import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../http/context.ts';
+import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { SecretDecryptionError } from '../../secrets/index.ts';
-import { refusalCause, UnresolvableHostError } from '../../webhooks/ssrf.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
 import type { EmailSettings } from './service.ts';

@@ -7,7 +7,7 @@
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { isPublicAddress, type Resolver, resolvePublicAddresses } from '../../webhooks/ssrf.ts';
+import { isPublicAddress, type Resolver, resolvePublicAddresses } from '../../net/ssrf.ts';
 
 const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 

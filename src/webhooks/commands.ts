@@ -1,13 +1,13 @@
 // `switchboard deliveries list` and `switchboard webhooks test`: thin over the webhook services.
-// Pings are sent by this process (see src/webhooks/replay.ts); replay is in ./replay.ts.
+// Pings are sent by this process (see src/webhooks/replay.ts); replay is in ./replayCommand.ts.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { VERSION } from '../runtime.ts';
-import { ping } from '../webhooks/replay.ts';
-import { listDeliveryPage } from '../webhooks/service.ts';
-import { parseOrThrow } from './accounts.ts';
-import { Instant, print, requireWorkspace, run, table, withDatabase } from './context.ts';
-import { installReplayCommand } from './replay.ts';
+import { Instant, parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
+import { VERSION } from '../version.ts';
+import { requireWorkspace } from '../workspaces/index.ts';
+import { ping } from './replay.ts';
+import { installReplayCommand } from './replayCommand.ts';
+import { listDeliveryPage } from './service.ts';
 
 const ListOptions = z.object({
   workspace: z.string().min(1),

@@ -1,10 +1,10 @@
 // `switchboard keys create|list|revoke`: the same services and validation as the API.
 import type { Command } from 'commander';
-import { CreateApiKeyBody } from '../apiKeys/schemas.ts';
-import { SCOPES } from '../apiKeys/scopes.ts';
-import { createApiKey, listApiKeys, revokeKey } from '../apiKeys/service.ts';
-import { parseOrThrow } from './accounts.ts';
-import { print, requireWorkspace, run, table, withDatabase } from './context.ts';
+import { parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
+import { SCOPES } from '../http/scopes.ts';
+import { requireWorkspace } from '../workspaces/index.ts';
+import { CreateApiKeyBody } from './schemas.ts';
+import { createApiKey, listApiKeys, revokeKey } from './service.ts';
 
 /** The scopes, two to a line (read, write) as they pair up. */
 function scopeHelp(): string {

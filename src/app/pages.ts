@@ -1,20 +1,18 @@
-// Pages for people: the account pages (accountPages.ts), a home page that shows who is signed
+// Pages for people: the account pages (src/accounts/pages.ts), a home page that shows who is signed
 // in, the favicon, and the API reference rendered from /api/openapi by a locally installed
 // Swagger UI (no CDN). The forms carry a double-submit CSRF token and also refuse cross-site posts.
 import { createRequire } from 'node:module';
 import express, { type Express, type Request, type Response } from 'express';
-import { findUserById } from '../accounts/queries.ts';
-import { installUnsubscribePages } from '../messages/unsubscribePages.ts';
-import { listWorkspacesOfUser } from '../workspaces/queries.ts';
-import { installAccountPages } from './accountPages.ts';
-import type { AppContext } from './context.ts';
-import { csrfToken, escapeHtml, FAVICON_LINK, FAVICON_SVG, layout, signoutForm } from './html.ts';
+import { findUserById } from '../accounts/index.ts';
+import type { AppContext } from '../http/context.ts';
+import { csrfToken, escapeHtml, FAVICON_LINK, FAVICON_SVG, layout, signoutForm } from '../http/html.ts';
+import { accounts, messages, workspaces } from './features.ts';
 
 async function homePage(app: AppContext, req: Request, res: Response) {
   const user = req.session?.userId ? await findUserById(app.db, req.session.userId) : null;
   if (!user) return res.redirect(303, '/auth/signin');
-  const workspaces = await listWorkspacesOfUser(app.db, user.id);
-  const items = workspaces
+  const memberOf = await workspaces.listWorkspacesOfUser(app.db, user.id);
+  const items = memberOf
     .map((w) => `<li>${escapeHtml(w.name)} — <code>${w.id}</code> (${w.role})</li>`)
     .join('');
   res.type('html').send(
@@ -44,8 +42,8 @@ export function installPages(app: Express, context: AppContext) {
     res.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=86400');
     res.send(FAVICON_SVG);
   });
-  installAccountPages(app, context);
-  installUnsubscribePages(app, context);
+  accounts.pages(app, context);
+  messages.pages(app, context);
   app.get('/docs', (_req, res) => res.type('html').send(DOCS_HTML));
   app.get('/docs/init.js', (_req, res) =>
     res

@@ -1,10 +1,10 @@
 // `switchboard segments refresh [--workspace W]`: re-evaluates segments with time windows now,
 // as the scheduled `segments.refresh` job does, and prints who entered and left.
 import type { Command } from 'commander';
+import { print, run, table, withDatabase } from '../cli/context.ts';
 import { NotFoundError } from '../http/errors.ts';
-import { refreshSegments } from '../segments/jobs.ts';
-import { findWorkspaceById } from '../workspaces/queries.ts';
-import { print, run, table, withDatabase } from './context.ts';
+import { findWorkspaceById } from '../workspaces/index.ts';
+import { refreshSegments } from './jobs.ts';
 
 export function installSegmentCommands(program: Command) {
   program

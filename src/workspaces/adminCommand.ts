@@ -4,16 +4,13 @@
 // exists (--workspace), which the user joins as ADMIN.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { findUserByEmail } from '../accounts/queries.ts';
-import { Email, RegisterBody } from '../accounts/schemas.ts';
-import { registerUser } from '../accounts/service.ts';
+import { Email, findUserByEmail, RegisterBody, registerUser } from '../accounts/index.ts';
+import { parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
+import { readNewPassword } from '../cli/prompt.ts';
 import type { Tx } from '../db/pool.ts';
 import { BadRequestError, NotFoundError } from '../http/errors.ts';
-import { findWorkspaceById } from '../workspaces/queries.ts';
-import { addMember, createWorkspace } from '../workspaces/service.ts';
-import { parseOrThrow } from './accounts.ts';
-import { print, run, withDatabase } from './context.ts';
-import { readNewPassword } from './prompt.ts';
+import { findWorkspaceById } from './queries.ts';
+import { addMember, createWorkspace } from './service.ts';
 
 type Options = {
   email: string;

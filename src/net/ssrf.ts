@@ -1,4 +1,4 @@
-// SSRF protection for customer-supplied targets (outbound webhooks today, SMTP hosts next). A
+// SSRF protection for customer-supplied targets (outbound webhook URLs, SMTP hosts). A
 // target must not reach loopback, private networks, link-local (cloud metadata at
 // 169.254.169.254), CGNAT, or an IPv6 form that embeds one of those (IPv4-compatible, mapped,
 // translated, NAT64, 6to4, Teredo). The check runs at connection time on every address DNS

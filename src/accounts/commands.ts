@@ -2,10 +2,9 @@
 // out by someone guessing from many addresses, or by their own typos).
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { deleteAttemptsOfAddress, deleteAttemptsOfEmail } from '../accounts/attemptQueries.ts';
-import { normaliseEmail } from '../accounts/service.ts';
-import { parseOrThrow } from './accounts.ts';
-import { print, run, withDatabase } from './context.ts';
+import { parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
+import { deleteAttemptsOfAddress, deleteAttemptsOfEmail } from './attemptQueries.ts';
+import { normaliseEmail } from './service.ts';
 
 const UnlockOptions = z.strictObject({
   email: z.string().trim().min(1, 'is required').max(254, 'must be at most 254 characters').optional(),

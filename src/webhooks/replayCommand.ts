@@ -5,13 +5,13 @@
 import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { VERSION } from '../runtime.ts';
-import type { Outcome } from '../webhooks/attempts.ts';
-import type { ReplayRow } from '../webhooks/messageQueries.ts';
-import { planReplay, sendNow } from '../webhooks/replay.ts';
-import { parseOrThrow } from './accounts.ts';
-import { type CliContext, Instant, print, requireWorkspace, run, table, withDatabase } from './context.ts';
-import { confirm, interactive } from './prompt.ts';
+import { type CliContext, Instant, parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
+import { confirm, interactive } from '../cli/prompt.ts';
+import { VERSION } from '../version.ts';
+import { requireWorkspace } from '../workspaces/index.ts';
+import type { Outcome } from './attempts.ts';
+import type { ReplayRow } from './messageQueries.ts';
+import { planReplay, sendNow } from './replay.ts';
 
 const ReplayOptions = z.object({
   workspace: z.string().min(1),

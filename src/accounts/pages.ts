@@ -2,14 +2,14 @@
 // functions as /api/auth/signin and /api/auth/register, so the same limits apply (a 429 page says
 // when the lock-out ends, with Retry-After), and both carry the double-submit CSRF token.
 import express, { type Express, type Request, type Response } from 'express';
-import { findUserById, type UserRow } from '../accounts/queries.ts';
-import { RegisterBody } from '../accounts/schemas.ts';
-import { authenticateUser, registerUserFrom } from '../accounts/service.ts';
-import type { AppContext } from './context.ts';
-import { AppError } from './errors.ts';
-import { csrfToken, escapeHtml, layout, safeNext, signoutForm, validCsrf } from './html.ts';
-import { signInSession, signOutSession } from './session.ts';
-import { zodIssuesToFieldErrors } from './validation.ts';
+import type { AppContext } from '../http/context.ts';
+import { AppError } from '../http/errors.ts';
+import { csrfToken, escapeHtml, layout, safeNext, signoutForm, validCsrf } from '../http/html.ts';
+import { signInSession, signOutSession } from '../http/session.ts';
+import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import { findUserById, type UserRow } from './queries.ts';
+import { RegisterBody } from './schemas.ts';
+import { authenticateUser, registerUserFrom } from './service.ts';
 
 const FORM_EXPIRED = 'Your form expired. Please try again.';
 

@@ -1,0 +1,116 @@
+// The import rules of the layers (README.md, "Layout"), checked by `npm run lint`
+// (test/lint/checkImports.ts runs dependency-cruiser with this configuration).
+//
+//   bin/ → src/app/ (composition) → features → platform kits → ground (config.ts, log.ts, version.ts)
+//
+// Features may use one another only downwards in FEATURE_ORDER, and only through index.ts.
+
+/** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
+const FEATURE_ORDER = [
+  'webhooks',
+  'events',
+  'scoring',
+  'campaigns',
+  'messages',
+  'segments',
+  'contacts',
+  'apiKeys',
+  'workspaces',
+  'accounts',
+  'channels',
+  'health',
+];
+/** Platform kits: they know no feature. */
+const KITS = ['http', 'jobs', 'outbox', 'db', 'cli', 'net', 'secrets', 'templates'];
+const GROUND = '^src/(config|log|version)\\.ts$';
+
+const any = (names) => `^src/(${names.join('|')})/`;
+const FEATURE = any(FEATURE_ORDER);
+
+const orderRules = FEATURE_ORDER.slice(1).map((feature, index) => ({
+  name: `feature-order-${feature}`,
+  comment: `${feature} sits below ${FEATURE_ORDER.slice(0, index + 1).join(', ')} and may not import them (feature order in .dependency-cruiser.cjs).`,
+  severity: 'error',
+  from: { path: `^src/${feature}/` },
+  to: { path: any(FEATURE_ORDER.slice(0, index + 1)) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'Import circles, type-only imports included: a type that closes a circle lives in the wrong module.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'kit-imports-feature-or-composition',
+      comment: 'Platform kits (http, jobs, outbox, db, cli, net, secrets, templates) know no feature: what they need is handed in.',
+      severity: 'error',
+      from: { path: any(KITS) },
+      to: { path: [FEATURE, '^src/app/'] },
+    },
+    {
+      name: 'ground-imports-above',
+      comment: 'config.ts, log.ts and version.ts import nothing of the service but one another.',
+      severity: 'error',
+      from: { path: GROUND },
+      to: { path: '^src/', pathNot: GROUND },
+    },
+    {
+      name: 'feature-imports-composition',
+      comment:
+        'Features hand their routes, jobs and commands to src/app/ (feature.ts); they never import it.',
+      severity: 'error',
+      from: { path: FEATURE },
+      to: { path: '^src/app/' },
+    },
+    {
+      name: 'feature-internals',
+      comment: 'Another feature is used only through its index.ts.',
+      severity: 'error',
+      from: { path: FEATURE },
+      to: { path: FEATURE, pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'feature-module-outside-composition',
+      comment: "A feature's feature.ts (routes, jobs, commands) is for the composition layer alone.",
+      severity: 'error',
+      from: { pathNot: '^src/app/' },
+      to: { path: '^src/[^/]+/feature\\.ts$' },
+    },
+    {
+      name: 'composition-uses-feature-internals',
+      comment: 'The composition layer takes a feature through its feature.ts or index.ts.',
+      severity: 'error',
+      from: { path: '^src/app/' },
+      to: { path: FEATURE, pathNot: '^src/[^/]+/(feature|index)\\.ts$' },
+    },
+    {
+      name: 'entry-points-only-call-composition',
+      comment: 'bin/ holds entry points: each calls one function of src/app/.',
+      severity: 'error',
+      from: { path: '^bin/' },
+      to: { path: '^src/', pathNot: '^src/app/' },
+    },
+    {
+      name: 'src-imports-bench-or-test',
+      comment: 'The service never imports its benchmarks or tests.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(bench|test)/' },
+    },
+    ...orderRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+    // Type-only imports count: they tie modules together as much as value imports.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // TypeScript's own parser (5.9, handed in by test/lint/checkImports.ts).
+    parser: 'tsc',
+  },
+};

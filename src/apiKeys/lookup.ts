@@ -1,0 +1,27 @@
+// How authentication (src/http/principal.ts) finds a presented key and notes its use; the
+// composition layer hands this to the HTTP kit through the application context.
+import type { DatabasePool } from 'slonik';
+import type { ApiKeyLookup, AppContext } from '../http/context.ts';
+import { findLiveApiKey } from './cache.ts';
+import { hashApiKey, isWellFormedApiKey } from './keyFormat.ts';
+import { touchApiKeyLastUsed } from './queries.ts';
+
+// last_used_at is written at most once a minute per key; this map spares even the conditional
+// UPDATE on a hot key. Losing it (restart, another process) only costs one extra UPDATE.
+const lastTouched = new Map<string, number>();
+
+function touchLater(app: AppContext, keyId: string): void {
+  const now = Date.now();
+  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
+  lastTouched.set(keyId, now);
+  touchApiKeyLastUsed(app.db, keyId).catch((error) =>
+    app.log.warn({ err: error, keyId }, 'last_used_at update failed'),
+  );
+}
+
+async function findKey(db: DatabasePool, key: string) {
+  if (!isWellFormedApiKey(key)) return null;
+  return findLiveApiKey(db, hashApiKey(key));
+}
+
+export const apiKeyLookup: ApiKeyLookup = { find: findKey, used: touchLater };

@@ -1,0 +1,34 @@
+// Every feature's routes, mounted by the web app in this order (src/http/app.ts sorts them by
+// specificity) and described in the OpenAPI document. A new feature adds its list here.
+import type { RouteDefinition } from '../http/route.ts';
+import {
+  accounts,
+  apiKeys,
+  campaigns,
+  channels,
+  contacts,
+  events,
+  health,
+  messages,
+  scoring,
+  segments,
+  webhooks,
+  workspaces,
+} from './features.ts';
+
+export function allRoutes(): RouteDefinition[] {
+  return [
+    ...health.routes,
+    ...accounts.routes,
+    ...workspaces.routes,
+    ...apiKeys.routes,
+    ...contacts.routes,
+    ...events.routes,
+    ...campaigns.routes,
+    ...channels.routes,
+    ...segments.routes,
+    ...scoring.routes,
+    ...webhooks.routes,
+    ...messages.routes,
+  ];
+}

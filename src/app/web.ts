@@ -1,0 +1,66 @@
+// The web process: the Express app with every feature's routes and pages, listening on PORT, and
+// a shutdown that lets requests in flight finish.
+import type { Server, ServerResponse } from 'node:http';
+import type { Stoppable } from '../db/resolve.ts';
+import { createHttpApp } from '../http/app.ts';
+import type { AppContext } from '../http/context.ts';
+import { apiKeys } from './features.ts';
+import { installPages } from './pages.ts';
+import { allRoutes } from './routes.ts';
+
+export function createApp(context: AppContext) {
+  const { app, close: closeSessions } = createHttpApp(context, { routes: allRoutes(), installPages });
+  const stopKeyCache = apiKeys.startApiKeyCache(context);
+  const close = async () => {
+    await stopKeyCache();
+    await closeSessions();
+  };
+  return { app, close };
+}
+
+/**
+ * Tracks responses in flight; the returned function makes each of them (and any later one) answer
+ * with `Connection: close`, so a draining server is not kept open by keep-alive clients.
+ */
+function closeConnectionsWhenDraining(server: Server): () => void {
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const close = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) return close(res);
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+  });
+  return () => {
+    draining = true;
+    for (const res of inFlight) close(res);
+  };
+}
+
+export async function startWeb(
+  context: AppContext,
+  port = context.config.PORT,
+): Promise<Stoppable & { server: Server; port: number }> {
+  const { app, close } = createApp(context);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(port, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const closeAfterResponse = closeConnectionsWhenDraining(server);
+  const stop = async () => {
+    // Stop accepting, let in-flight requests finish (each then closes its connection), and drop
+    // idle keep-alive connections now rather than when the client lets go of them.
+    closeAfterResponse();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), context.config.SHUTDOWN_TIMEOUT_MS - 2_000);
+    await closed;
+    clearTimeout(timer);
+    await close();
+  };
+  return { server, port: actualPort, stop };
+}

@@ -1,0 +1,6 @@
+// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+import { contactRoutes } from './routes.ts';
+
+export { installContactsChangedEffect } from './effects.ts';
+
+export const routes = contactRoutes;

@@ -1,0 +1,26 @@
+// What other features may use of contacts: services, queries and types. Never routes, jobs or
+// commands (feature.ts holds those, for the composition layer alone).
+export {
+  type FoundContact,
+  findAndLockContacts,
+  insertContactsSkippingTaken,
+  type NewContact,
+} from './bulkQueries.ts';
+export { type ChangeScope, contactsChanged } from './effects.ts';
+export { identifyWithEmail } from './identify.ts';
+export { mergeContactRows } from './merge.ts';
+export { contactEventData } from './present.ts';
+export { type ContactRow, findContact, segmentExists } from './queries.ts';
+export {
+  AnonymousId,
+  ContactId,
+  ContactPage,
+  ContactParams,
+  ContactSummarySchema,
+  Email,
+  JsonObject,
+  Name,
+  Phone,
+  text,
+} from './schemas.ts';
+export { createContact, getContact, listContactPage } from './service.ts';

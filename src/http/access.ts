@@ -1,0 +1,40 @@
+// Who may call a route: the public, any signed-in user, or a workspace's members and API keys (with
+// the scope a key needs and whether sessions need the ADMIN role); and how the OpenAPI document says so.
+import type { Scope } from './scopes.ts';
+
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'user' }
+  /** scope: what an API key needs (null: keys refused); admin: sessions need the ADMIN role. */
+  | { kind: 'workspace'; scope: Scope | null; admin: boolean };
+
+export const access = {
+  public: { kind: 'public' } as Access,
+  user: { kind: 'user' } as Access,
+  workspace: (scope: Scope | null, options: { admin?: boolean } = {}): Access => ({
+    kind: 'workspace',
+    scope,
+    admin: options.admin ?? false,
+  }),
+};
+
+export function security(accessRule: Access): Record<string, string[]>[] {
+  if (accessRule.kind === 'public') return [];
+  if (accessRule.kind === 'user' || accessRule.scope === null) return [{ sessionCookie: [] }];
+  return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
+}
+
+/** The role a session needs: read from the same rule authenticate() enforces, so the two agree. */
+export function requiredRole(accessRule: Access & { kind: 'workspace' }): 'ADMIN' | 'MEMBER' {
+  return accessRule.admin ? 'ADMIN' : 'MEMBER';
+}
+
+export function describeAccess(accessRule: Access): string {
+  if (accessRule.kind === 'public') return 'No authentication.';
+  if (accessRule.kind === 'user') return 'Requires a signed-in session.';
+  const who = accessRule.admin ? 'a session with the ADMIN role' : 'a session of any member';
+  const key = accessRule.scope
+    ? `, or an API key with scope \`${accessRule.scope}\``
+    : ' (API keys are refused)';
+  return `Requires ${who}${key}.`;
+}

@@ -1,0 +1,19 @@
+// What other features may use of segments: services, queries and types. Never routes, jobs or
+// commands (feature.ts holds those, for the composition layer alone).
+export { durationSeconds, IsoDuration } from './duration.ts';
+export {
+  reevaluateSegments,
+  reevaluateSegmentsAndEnroll,
+  reevaluateSegmentsForContacts,
+  type SegmentChange,
+} from './evaluate.ts';
+export { safeText } from './ruleSchemas.ts';
+export {
+  compileMetadataConditions,
+  compileSegmentRules,
+  type MetadataCondition,
+  MetadataConditions,
+  matchesMetadataConditions,
+  type Rule,
+  SegmentRules,
+} from './rules.ts';

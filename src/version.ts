@@ -1,0 +1,6 @@
+// The running version, as package.json states it (the OpenAPI document, /api/health, the CLI).
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).version;

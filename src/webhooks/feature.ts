@@ -1,0 +1,8 @@
+// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+import { installWebhookCommands } from './commands.ts';
+import { webhookDispatcher } from './dispatcher.ts';
+import { webhookRoutes } from './routes.ts';
+
+export const routes = webhookRoutes;
+export const workerServices = [webhookDispatcher];
+export const commands = installWebhookCommands;

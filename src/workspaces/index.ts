@@ -1,0 +1,4 @@
+// What other features may use of workspaces: services, queries and types. Never routes, jobs or
+// commands (feature.ts holds those, for the composition layer alone).
+export { findWorkspaceById, listWorkspacesOfUser } from './queries.ts';
+export { requireWorkspace } from './service.ts';
