@@ -6,11 +6,11 @@ import { createDatabasePool } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { shareByWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
-import { createBoss } from '../jobs/boss.ts';
+import { type Boss, createBoss } from '../jobs/boss.ts';
 import { createLogger } from '../log.ts';
 import { VERSION } from '../version.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, channels } from './features.ts';
+import { accounts, apiKeys, campaigns, channels } from './features.ts';
 import { createQueues } from './jobs.ts';
 
 /** Applies SQL migrations and installs or upgrades the pg-boss schema. */
@@ -40,7 +40,7 @@ export async function createContext(
     queue: config.PASSWORD_HASH_QUEUE,
   });
   const db = shareByWorkspace(pool, config.WORKSPACE_POOL_SHARE);
-  const boss = createBoss(databaseUrl, role);
+  const boss = createBoss(databaseUrl, role, config.JOB_SUPERVISE_SECONDS);
   // A restart or failover of the database is expected now and then: pg-boss reconnects by itself.
   boss.on('error', (error) =>
     isDatabaseUnavailable(error)
@@ -48,6 +48,8 @@ export async function createContext(
       : log.error({ err: error }, 'pg-boss error'),
   );
   await boss.start();
+  // Enrollments are made deep in ingest and contact writes: their first step's job goes through this.
+  releaseStepQueue.set(boss, campaigns.registerStepQueue(boss));
   const context: AppContext = {
     db,
     config,
@@ -61,7 +63,10 @@ export async function createContext(
   return context;
 }
 
+const releaseStepQueue = new WeakMap<Boss, () => void>();
+
 export async function closeContext(context: AppContext): Promise<void> {
+  releaseStepQueue.get(context.boss)?.();
   // Pooled SMTP connections first: they hold sockets, not database connections.
   await channels.shutdown();
   await context.boss.stop({ graceful: true, timeout: context.config.SHUTDOWN_TIMEOUT_MS, close: true });

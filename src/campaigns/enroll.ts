@@ -12,6 +12,8 @@ import {
   insertAllowedEnrollments,
   type TriggeredCampaignRow,
 } from './enrollQueries.ts';
+import { FIRST_STEP } from './flow.ts';
+import { enqueueSteps } from './stepQueue.ts';
 
 export type TriggerEvent = { id: string; contactId: string; type: string; metadata: Record<string, unknown> };
 
@@ -76,7 +78,10 @@ export function proposeEnrollments(
   }));
 }
 
-/** campaign.contact.enrolled for each proposed enrollment that was inserted, in order. */
+/**
+ * campaign.contact.enrolled for each proposed enrollment that was inserted, in order, and the job
+ * of its first step (one statement for all of them, in the inserting transaction).
+ */
 export async function emitEnrollments(
   tx: Tx,
   workspaceId: string,
@@ -91,6 +96,10 @@ export async function emitEnrollments(
       type: 'campaign.contact.enrolled' as const,
       data: { campaignId: row.campaign_id, contactId: row.contact_id },
     })),
+  );
+  await enqueueSteps(
+    tx,
+    enrollments.map((row) => ({ enrollmentId: row.id, stepKey: FIRST_STEP })),
   );
 }
 

@@ -55,8 +55,8 @@ export function allowedEnrollments(workspaceId: string, candidates: readonly Enr
         as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
     ),
     enrolled as (
-      insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id)
-      select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id
+      insert into enrollments (workspace_id, id, campaign_id, contact_id, trigger_event_id, step_key)
+      select ${workspaceId}, c.id, c.campaign_id, c.contact_id, c.trigger_event_id, '0'
       from enroll_candidate c
       where c.reentry = 'always'
          or (c.nth = 1 and c.reentry = 'never' and c.active is null)

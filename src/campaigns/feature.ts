@@ -3,5 +3,7 @@ import { campaignRoutes } from './routes.ts';
 
 export { afterContactsChanged } from './contactEffects.ts';
 export { enrollForSegmentChanges } from './enroll.ts';
+export { campaignJobs as jobs } from './jobs.ts';
+export { registerStepQueue } from './stepQueue.ts';
 
 export const routes = campaignRoutes;

@@ -9,3 +9,4 @@ export {
   proposeEnrollments,
 } from './enroll.ts';
 export { allowedEnrollments, TriggeredCampaignRow } from './enrollQueries.ts';
+export { CampaignGoalRow, convertGoals } from './goal.ts';

@@ -1,10 +1,18 @@
 // Campaign status: draft → active ⇄ paused → archived. Entering `active` (activate from draft or
 // paused, or resume) emits campaign.started; anything else is a 409 that says what is allowed.
+// What the engine does on each: activating a broadcast from draft enrolls its segment; pausing
+// holds enrollments at their next step (the step job sees the status); resuming queues the held
+// ones again; archiving exits every active enrollment at once.
 import type { Tx } from '../db/pool.ts';
+import type { AppContext } from '../http/context.ts';
 import { ConflictError } from '../http/errors.ts';
 import { emit } from '../outbox/emit.ts';
+import { startBroadcast } from './broadcast.ts';
+import { exitAllActive, releaseHeld } from './lifecycleQueries.ts';
 import { type CampaignStatus, setCampaignStatus } from './queries.ts';
+import type { CampaignTrigger } from './schemas.ts';
 import { requireCampaign, toCampaign } from './service.ts';
+import { enqueueSteps } from './stepQueue.ts';
 
 export type Transition = 'activate' | 'pause' | 'resume' | 'archive';
 
@@ -15,7 +23,13 @@ const MOVES: Record<Transition, { from: CampaignStatus[]; to: CampaignStatus }> 
   archive: { from: ['draft', 'active', 'paused'], to: 'archived' },
 };
 
-export async function transitionCampaign(tx: Tx, workspaceId: string, id: string, transition: Transition) {
+export async function transitionCampaign(
+  app: Pick<AppContext, 'boss'>,
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  transition: Transition,
+) {
   const row = await requireCampaign(tx, workspaceId, id, { lock: true });
   const move = MOVES[transition];
   if (!move.from.includes(row.status)) {
@@ -32,5 +46,18 @@ export async function transitionCampaign(tx: Tx, workspaceId: string, id: string
       data: { campaignId: updated.id, name: updated.name, status: updated.status },
     });
   }
+  const trigger = row.trigger as CampaignTrigger;
+  if (row.status === 'draft' && move.to === 'active' && trigger.type === 'broadcast') {
+    await startBroadcast(app, tx, { workspaceId, id, sendAt: trigger.sendAt });
+  }
+  if (row.status === 'paused' && move.to === 'active') {
+    const held = await releaseHeld(tx, id);
+    await enqueueSteps(
+      tx,
+      held.map((enrollment) => ({ enrollmentId: enrollment.id, stepKey: enrollment.step_key })),
+      app.boss,
+    );
+  }
+  if (move.to === 'archived') await exitAllActive(tx, workspaceId, id);
   return toCampaign(updated);
 }

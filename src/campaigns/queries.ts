@@ -9,6 +9,7 @@ export const CampaignRow = z.object({
   trigger: z.record(z.string(), z.unknown()),
   steps: z.array(z.record(z.string(), z.unknown())),
   reentry: z.enum(['never', 'after_completion', 'always']),
+  goal: z.record(z.string(), z.unknown()).nullable(),
   status: z.enum(['draft', 'active', 'paused', 'archived']),
   activated_at: z.string().nullable(),
   created_at: z.string(),
@@ -17,13 +18,14 @@ export const CampaignRow = z.object({
 export type CampaignRow = z.infer<typeof CampaignRow>;
 export type CampaignStatus = CampaignRow['status'];
 
-const columns = sql.fragment`id, name, trigger, steps, reentry, status, activated_at, created_at, updated_at`;
+const columns = sql.fragment`id, name, trigger, steps, reentry, goal, status, activated_at, created_at, updated_at`;
 
 export type CampaignDefinition = {
   name: string;
   trigger: { type: string; eventType?: string; segmentId?: string };
   steps: unknown[];
   reentry: string;
+  goal?: Record<string, unknown> | null;
 };
 
 function triggerColumns(trigger: CampaignDefinition['trigger']) {
@@ -36,9 +38,10 @@ function triggerColumns(trigger: CampaignDefinition['trigger']) {
 export async function insertCampaign(db: Db, workspaceId: string, id: string, input: CampaignDefinition) {
   const { eventType, segmentId } = triggerColumns(input.trigger);
   return db.one(sql.type(CampaignRow)`
-    insert into campaigns (workspace_id, id, name, trigger, trigger_event_type, trigger_segment_id, steps, reentry)
+    insert into campaigns (workspace_id, id, name, trigger, trigger_event_type, trigger_segment_id, steps, reentry, goal)
     values (${workspaceId}, ${id}, ${input.name}, ${sql.jsonb(input.trigger as never)}, ${eventType},
-            ${segmentId}, ${sql.jsonb(input.steps as never)}, ${input.reentry})
+            ${segmentId}, ${sql.jsonb(input.steps as never)}, ${input.reentry},
+            ${input.goal ? sql.jsonb(input.goal as never) : null})
     returning ${columns}
   `);
 }
@@ -64,6 +67,8 @@ export async function updateCampaignDefinition(
   const sets = [sql.fragment`updated_at = now()`];
   if (input.name !== undefined) sets.push(sql.fragment`name = ${input.name}`);
   if (input.reentry !== undefined) sets.push(sql.fragment`reentry = ${input.reentry}`);
+  if (input.goal !== undefined)
+    sets.push(sql.fragment`goal = ${input.goal ? sql.jsonb(input.goal as never) : null}`);
   if (input.steps !== undefined) sets.push(sql.fragment`steps = ${sql.jsonb(input.steps as never)}`);
   if (input.trigger !== undefined) {
     const { eventType, segmentId } = triggerColumns(input.trigger);
@@ -118,8 +123,13 @@ export const EnrollmentRow = z.object({
   id: z.string(),
   campaign_id: z.string(),
   contact_id: z.string(),
-  status: z.enum(['active', 'completed', 'exited']),
+  status: z.enum(['active', 'completed', 'converted', 'exited']),
+  exit_reason: z.enum(['goal', 'archived', 'unsubscribed', 'manual', 'merged']).nullable(),
   current_step: z.number(),
+  step_key: z.string().nullable(),
+  next_step_at: z.string().nullable(),
+  held: z.boolean(),
+  cohorts: z.record(z.string(), z.number()),
   trigger_event_id: z.string().nullable(),
   enrolled_at: z.string(),
   completed_at: z.string().nullable(),
@@ -140,7 +150,8 @@ export async function listEnrollments(
     db,
     EnrollmentRow,
     {
-      columns: sql.fragment`id, campaign_id, contact_id, status, current_step, trigger_event_id, enrolled_at, completed_at`,
+      columns: sql.fragment`id, campaign_id, contact_id, status, exit_reason, current_step, step_key, next_step_at,
+        held, cohorts, trigger_event_id, enrolled_at, completed_at`,
       from: sql.fragment`enrollments`,
       where: sql.join(conditions, sql.fragment` and `),
       orderBy: sql.fragment`enrolled_at desc, id desc`,

@@ -1,5 +1,9 @@
 import { access, defineRoute } from '../http/route.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
+import { Pacing, readPacing, writePacing } from './pacing.ts';
+import { previewStep } from './preview.ts';
+import { campaignReport } from './report.ts';
+import { CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
 import {
   CampaignPage,
   CampaignParams,
@@ -47,7 +51,7 @@ function transitionRoute(transition: Transition) {
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
       body: await app.db.transaction((tx) =>
-        transitionCampaign(tx, workspaceId, params.campaignId, transition),
+        transitionCampaign(app, tx, workspaceId, params.campaignId, transition),
       ),
     }),
   });
@@ -79,7 +83,9 @@ export const campaignRoutes = [
     params: WorkspaceParams,
     body: CreateCampaignBody,
     responses: { 201: { description: 'The new draft campaign', schema: CampaignSchema } },
-    errors: { 404: 'The workspace, or the trigger.segmentId, does not exist here.' },
+    errors: {
+      404: "The workspace, the trigger.segmentId or a branch step's if.segment does not exist here.",
+    },
     handler: async ({ app, workspaceId, body }) => ({
       status: 201,
       body: await createCampaign(app.db, workspaceId, body),
@@ -110,7 +116,7 @@ export const campaignRoutes = [
     body: UpdateCampaignBody,
     responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
     errors: {
-      404: 'The workspace, campaign or trigger.segmentId does not exist here.',
+      404: "The workspace, campaign, trigger.segmentId or a branch step's if.segment does not exist here.",
       409: 'The campaign is archived, or running and the edit touches more than its name.',
     },
     handler: async ({ app, workspaceId, params, body }) => ({
@@ -147,6 +153,65 @@ export const campaignRoutes = [
     handler: async ({ app, workspaceId, params, query: { page, limit, ...filter } }) => ({
       status: 200,
       body: await listEnrollmentPage(app.db, workspaceId, params.campaignId, filter, { page, limit }),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{campaignId}/report`,
+    operationId: 'campaigns.report',
+    summary: 'Report: enrollments by status, messages by status per step and in total, split paths',
+    tags,
+    access: read,
+    params: CampaignParams,
+    responses: { 200: { description: 'The report', schema: CampaignReport } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await campaignReport(app.db, workspaceId, params.campaignId),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/preview`,
+    operationId: 'campaigns.preview',
+    summary: 'Render a send step for a contact: subject, HTML and text (nothing is sent)',
+    tags,
+    access: write, // it shows contact data through the template: campaign editors only
+    params: CampaignParams,
+    body: PreviewBody,
+    responses: { 200: { description: 'The rendered message', schema: PreviewResult } },
+    errors: {
+      400: 'The step is not a send step of the campaign, or its template fails (naming the step, part and line).',
+      404: 'The workspace, campaign or contact does not exist here.',
+    },
+    handler: async ({ app, workspaceId, params, body }) => ({
+      status: 200,
+      body: await previewStep(app, workspaceId, params.campaignId, body),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/workspaces/{workspaceId}/campaign-pacing',
+    operationId: 'campaignPacing.get',
+    summary: "The workspace's campaign sending pace: frequency cap and quiet hours",
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    responses: { 200: { description: 'The pacing', schema: Pacing } },
+    handler: async ({ app, workspaceId }) => ({ status: 200, body: await readPacing(app.db, workspaceId) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/workspaces/{workspaceId}/campaign-pacing',
+    operationId: 'campaignPacing.put',
+    summary: "Set the workspace's campaign sending pace (null or absent: no limit)",
+    tags,
+    access: write,
+    params: WorkspaceParams,
+    body: Pacing,
+    responses: { 200: { description: 'The pacing', schema: Pacing } },
+    handler: async ({ app, workspaceId, body }) => ({
+      status: 200,
+      body: await writePacing(app.db, workspaceId, body),
     }),
   }),
 ];

@@ -2,8 +2,21 @@
 // execution issue can trust what it reads.
 import { z } from 'zod';
 import { text } from '../contacts/index.ts';
-import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
-import { IsoDuration, MetadataConditions } from '../segments/index.ts';
+import {
+  nullableRef,
+  pageQuery,
+  paginated,
+  requireAChange,
+  Timestamp,
+  WorkspaceParams,
+} from '../http/validation.ts';
+import {
+  IsoDuration,
+  type MetadataCondition,
+  MetadataConditions,
+  type Rule,
+  SegmentRules,
+} from '../segments/index.ts';
 
 const Required = (max: number) => text(max).refine((value) => value.trim().length > 0, 'must not be blank');
 
@@ -26,9 +39,20 @@ export const SegmentEnteredTrigger = z.strictObject({
   segmentId: Required(100),
 });
 
+export const BroadcastTrigger = z.strictObject({
+  type: z.literal('broadcast'),
+  segmentId: Required(100),
+  sendAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'When to enroll the members; activation time if absent.' }),
+});
+
 export const CampaignTrigger = z
-  .discriminatedUnion('type', [EventTrigger, SegmentEnteredTrigger], {
-    error: 'must be {type: "event", eventType, where?} or {type: "segment_entered", segmentId}',
+  .discriminatedUnion('type', [EventTrigger, SegmentEnteredTrigger, BroadcastTrigger], {
+    error:
+      'must be {type: "event", eventType, where?}, {type: "segment_entered", segmentId} or ' +
+      '{type: "broadcast", segmentId, sendAt?}',
   })
   .openapi('CampaignTrigger');
 export type CampaignTrigger = z.output<typeof CampaignTrigger>;
@@ -61,18 +85,133 @@ const SendStep = z.discriminatedUnion('channel', [EmailStep, PushStep, TelegramS
   error: 'channel must be email, push or telegram',
 });
 
-const WaitStep = z.strictObject({ type: z.literal('wait'), duration: IsoDuration });
+export const Clock = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM (24-hour)');
 
-export const CampaignStep = z
-  .discriminatedUnion('type', [SendStep, WaitStep], { error: 'type must be send or wait' })
-  .openapi('CampaignStep');
+/** An IANA time zone name the runtime knows (PostgreSQL knows the same database). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const TimeZone = text(100).refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris');
+
+const WaitStep = z
+  .strictObject({
+    type: z.literal('wait'),
+    duration: IsoDuration.optional(),
+    until: z.strictObject({ time: Clock, timezone: TimeZone.optional() }).optional().openapi({
+      description:
+        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else UTC.",
+    }),
+  })
+  .refine((step) => (step.duration === undefined) !== (step.until === undefined), {
+    message: 'must have either duration or until, not both',
+  });
+
+const SegmentRef = z.strictObject({ segment: Required(100) });
+const EventSince = z.strictObject({
+  event: Required(200),
+  since: z.literal('enrollment'),
+  where: MetadataConditions.optional(),
+});
+
+/** `{segment}` and `{event, since}` are told from a segment rule by their keys. */
+export const BranchCondition = z
+  .unknown()
+  .transform((value, ctx) => {
+    const keys = value && typeof value === 'object' ? Object.keys(value) : [];
+    const schema = keys.includes('segment') ? SegmentRef : keys.includes('since') ? EventSince : SegmentRules;
+    const result = (schema as z.ZodType).safeParse(value);
+    if (result.success) return result.data as BranchCondition;
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') ctx.addIssue({ ...issue });
+      else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    }
+    return z.NEVER;
+  })
+  .openapi('BranchCondition', {
+    type: 'object',
+    description:
+      'A segment rule over the contact (see SegmentRules), `{segment: id}` (a member of that segment ' +
+      'now) or `{event: type, since: "enrollment", where?}` (did it since enrolling).',
+  }) as unknown as z.ZodType<BranchCondition>;
+export type BranchCondition =
+  | Rule
+  | { segment: string }
+  | { event: string; since: 'enrollment'; where?: MetadataCondition[] };
+
+const ExitStep = z.strictObject({ type: z.literal('exit') });
 
 export const MAX_STEPS = 100;
+
+/** Branches and splits nest up to this many levels; the schemas are built level by level. */
+export const MAX_NESTING = 3;
+const STEP_TYPES_ERROR = 'type must be send, wait, branch, split or exit';
+
+function stepLevel(depth: number): z.ZodType {
+  const leaves = [SendStep, WaitStep, ExitStep] as const;
+  if (depth > MAX_NESTING) {
+    return z.discriminatedUnion('type', [...leaves], {
+      error: `type must be send, wait or exit (branches and splits nest ${MAX_NESTING} levels deep at most)`,
+    });
+  }
+  const inner = z.array(stepLevel(depth + 1)).max(MAX_STEPS, `must hold at most ${MAX_STEPS} steps`);
+  const Branch = z.strictObject({
+    type: z.literal('branch'),
+    if: BranchCondition,
+    // biome-ignore lint/suspicious/noThenProperty: the branch step's arms are named then and else
+    then: inner.default([]),
+    else: inner.default([]),
+  });
+  const Split = z.strictObject({
+    type: z.literal('split'),
+    paths: z
+      .array(z.strictObject({ weight: z.number().int().min(1).max(1000), steps: inner }))
+      .min(2, 'must hold at least two paths')
+      .max(10, 'must hold at most ten paths')
+      .openapi({ description: 'Each enrollment draws one path, with probability weight / sum of weights.' }),
+  });
+  return z.discriminatedUnion('type', [...leaves, Branch, Split], { error: STEP_TYPES_ERROR });
+}
+
+export const CampaignStep = stepLevel(1).openapi('CampaignStep');
+
+/** Every step of the tree, nested ones included. */
+export const MAX_TOTAL_STEPS = 300;
+
+function countSteps(steps: readonly Record<string, unknown>[]): number {
+  let total = 0;
+  for (const step of steps) {
+    total += 1;
+    if (Array.isArray(step.then)) total += countSteps(step.then);
+    if (Array.isArray(step.else)) total += countSteps(step.else);
+    if (Array.isArray(step.paths)) {
+      for (const path of step.paths as { steps: Record<string, unknown>[] }[])
+        total += countSteps(path.steps);
+    }
+  }
+  return total;
+}
 
 const Steps = z
   .array(CampaignStep)
   .min(1, 'must hold at least one step')
-  .max(MAX_STEPS, `must hold at most ${MAX_STEPS} steps`);
+  .max(MAX_STEPS, `must hold at most ${MAX_STEPS} steps`)
+  .refine((steps) => countSteps(steps as Record<string, unknown>[]) <= MAX_TOTAL_STEPS, {
+    message: `must hold at most ${MAX_TOTAL_STEPS} steps in all, nested ones included`,
+  });
+
+export const CampaignGoal = z
+  .strictObject({ eventType: Required(200), where: MetadataConditions.optional() })
+  .openapi('CampaignGoal', {
+    description: 'A contact who tracks this event while enrolled exits at once as `converted`.',
+  });
 
 export const Reentry = z.enum(['never', 'after_completion', 'always']).openapi({
   description:
@@ -83,7 +222,13 @@ export const Reentry = z.enum(['never', 'after_completion', 'always']).openapi({
 const Name = Required(200).transform((value) => value.trim());
 
 export const CreateCampaignBody = z
-  .strictObject({ name: Name, trigger: CampaignTrigger, steps: Steps, reentry: Reentry.default('never') })
+  .strictObject({
+    name: Name,
+    trigger: CampaignTrigger,
+    steps: Steps,
+    reentry: Reentry.default('never'),
+    goal: CampaignGoal.optional(),
+  })
   .openapi('CreateCampaignRequest');
 
 export const UpdateCampaignBody = requireAChange(
@@ -92,6 +237,7 @@ export const UpdateCampaignBody = requireAChange(
     trigger: CampaignTrigger.optional(),
     steps: Steps.optional(),
     reentry: Reentry.optional(),
+    goal: nullableRef(CampaignGoal).optional(),
   }),
 ).openapi('UpdateCampaignRequest', {
   description: 'Drafts take any field; active and paused campaigns only a new name.',
@@ -106,6 +252,7 @@ export const CampaignSchema = z
     trigger: CampaignTrigger,
     steps: z.array(CampaignStep),
     reentry: Reentry,
+    goal: nullableRef(CampaignGoal),
     status: CampaignStatus,
     activatedAt: Timestamp.nullable(),
     createdAt: Timestamp,
@@ -113,13 +260,22 @@ export const CampaignSchema = z
   })
   .openapi('Campaign');
 
+export const EnrollmentStatus = z.enum(['active', 'completed', 'converted', 'exited']);
+
 export const EnrollmentSchema = z
   .object({
     id: z.string(),
     campaignId: z.string(),
     contactId: z.string(),
-    status: z.enum(['active', 'completed', 'exited']),
+    status: EnrollmentStatus,
+    exitReason: z.enum(['goal', 'archived', 'unsubscribed', 'manual', 'merged']).nullable(),
     currentStep: z.number().int(),
+    stepKey: z.string().nullable().openapi({
+      description: 'The step it is at ("2", "3.then.0", "4.paths.1.0"); null once it has ended.',
+    }),
+    nextStepAt: Timestamp.nullable().openapi({ description: 'When a wait ends.' }),
+    held: z.boolean().openapi({ description: 'Held at stepKey by a paused campaign.' }),
+    cohorts: z.record(z.string(), z.number().int()).openapi({ description: 'Split step key → path drawn.' }),
     triggerEventId: z.string().nullable(),
     enrolledAt: Timestamp,
     completedAt: Timestamp.nullable(),
@@ -134,7 +290,7 @@ export const ListCampaignsQuery = z.object({
 });
 
 export const ListEnrollmentsQuery = z.object({
-  status: z.enum(['active', 'completed', 'exited']).optional(),
+  status: EnrollmentStatus.optional(),
   contactId: text(100).optional(),
   ...pageQuery({ defaultLimit: 50, maxLimit: 200 }),
 });
@@ -143,3 +299,4 @@ export const CampaignPage = paginated(CampaignSchema).openapi('CampaignPage');
 export const EnrollmentPage = paginated(EnrollmentSchema).openapi('EnrollmentPage');
 
 export { WorkspaceParams };
+export type CampaignGoal = z.output<typeof CampaignGoal>;

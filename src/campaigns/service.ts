@@ -5,6 +5,7 @@ import { segmentExists } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
+import { allSteps, type Step } from './flow.ts';
 import {
   type CampaignDefinition,
   type CampaignRow,
@@ -17,7 +18,7 @@ import {
   listEnrollments,
   updateCampaignDefinition,
 } from './queries.ts';
-import type { CampaignTrigger } from './schemas.ts';
+import type { CampaignGoal, CampaignTrigger } from './schemas.ts';
 
 export function toCampaign(row: CampaignRow) {
   return {
@@ -26,6 +27,7 @@ export function toCampaign(row: CampaignRow) {
     trigger: row.trigger as CampaignTrigger,
     steps: row.steps as never[],
     reentry: row.reentry,
+    goal: (row.goal as CampaignGoal | null) ?? null,
     status: row.status,
     activatedAt: row.activated_at,
     createdAt: row.created_at,
@@ -39,7 +41,12 @@ function toEnrollment(row: EnrollmentRow) {
     campaignId: row.campaign_id,
     contactId: row.contact_id,
     status: row.status,
+    exitReason: row.exit_reason,
     currentStep: row.current_step,
+    stepKey: row.step_key,
+    nextStepAt: row.next_step_at,
+    held: row.held,
+    cohorts: row.cohorts,
     triggerEventId: row.trigger_event_id,
     enrolledAt: row.enrolled_at,
     completedAt: row.completed_at,
@@ -48,14 +55,30 @@ function toEnrollment(row: EnrollmentRow) {
 
 /** A segment trigger must name a segment of this workspace (404, like any unknown id). */
 async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigger | undefined) {
-  if (trigger?.type !== 'segment_entered') return;
+  if (trigger?.type !== 'segment_entered' && trigger?.type !== 'broadcast') return;
   if (!(await segmentExists(db, workspaceId, trigger.segmentId))) {
     throw new NotFoundError('Segment', 'No segment in this workspace has trigger.segmentId.');
   }
 }
 
+/** Branches on `{segment: id}` must name segments of this workspace (404 naming the step). */
+async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[] | undefined) {
+  if (!steps) return;
+  for (const { key, step } of allSteps(steps as Step[])) {
+    const condition = step.if as { segment?: unknown } | undefined;
+    if (step.type !== 'branch' || typeof condition?.segment !== 'string') continue;
+    if (!(await segmentExists(db, workspaceId, condition.segment))) {
+      throw new NotFoundError(
+        'Segment',
+        `No segment in this workspace has the id in step ${key}'s if.segment.`,
+      );
+    }
+  }
+}
+
 export async function createCampaign(db: Db, workspaceId: string, input: CampaignDefinition) {
   await checkTrigger(db, workspaceId, input.trigger as CampaignTrigger);
+  await checkBranchSegments(db, workspaceId, input.steps);
   return toCampaign(await insertCampaign(db, workspaceId, newId('campaign'), input));
 }
 
@@ -98,6 +121,7 @@ export async function updateCampaign(
     );
   }
   await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger | undefined);
+  await checkBranchSegments(tx, workspaceId, input.steps);
   return toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input));
 }
 

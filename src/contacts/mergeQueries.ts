@@ -52,7 +52,8 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
  */
 export async function exitDuplicateEnrollments(db: Db, workspaceId: string, contactId: string) {
   await db.query(sql.typeAlias('void')`
-    update enrollments e set status = 'exited', completed_at = now()
+    update enrollments e set status = 'exited', exit_reason = 'merged', step_key = null, next_step_at = null,
+      held = false, completed_at = now()
     from campaigns c
     where e.workspace_id = ${workspaceId} and e.contact_id = ${contactId} and e.status = 'active'
       and c.id = e.campaign_id and c.reentry <> 'always'

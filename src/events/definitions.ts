@@ -1,12 +1,12 @@
 // What the ingest pipeline reads of a workspace's configuration: its segments, its active campaigns
-// with a trigger and its active scoring rules. They change rarely and are read on every request,
-// so each process caches them per workspace under the workspace's `definitions_version` (moved by
+// with a trigger, the goals of running campaigns and its active scoring rules. They change rarely
+// and are read on every request, so each process caches them per workspace under the workspace's `definitions_version` (moved by
 // triggers on every change, sql/0009). The statement that inserts the events reads that number and,
 // only when it differs from the cached one, the definitions themselves: no round-trip of its own,
 // and a cache can never be used past a change the statement could see. The rule history of the
 // request's contacts is read there too.
 import { z } from 'zod';
-import { TriggeredCampaignRow } from '../campaigns/index.ts';
+import { CampaignGoalRow, TriggeredCampaignRow } from '../campaigns/index.ts';
 import { sql } from '../db/pool.ts';
 import { ActiveRuleRow, RuleHistoryRow } from '../scoring/index.ts';
 import type { Rule } from '../segments/index.ts';
@@ -22,6 +22,7 @@ export type SegmentDefinition = z.infer<typeof SegmentDefinition>;
 const WorkspaceDefinitions = z.object({
   segments: z.array(SegmentDefinition),
   campaigns: z.array(TriggeredCampaignRow),
+  goals: z.array(CampaignGoalRow),
   scoring_rules: z.array(ActiveRuleRow),
 });
 type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
@@ -73,6 +74,9 @@ export function definitionColumns(
           select id, trigger, trigger_event_type, trigger_segment_id, reentry from campaigns
           where workspace_id = ${workspaceId} and status = 'active'
             and (trigger_event_type is not null or trigger_segment_id is not null)) c),
+        'goals', (select coalesce(json_agg(g order by g.id), '[]') from (
+          select id, goal from campaigns
+          where workspace_id = ${workspaceId} and status in ('active', 'paused') and goal is not null) g),
         'scoring_rules', (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
           select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
           where workspace_id = ${workspaceId} and active) r)

@@ -8,6 +8,7 @@
 // and each step picks what concerns its events.
 import {
   allowedEnrollments,
+  convertGoals,
   emitEnrollments,
   enrollWithCampaigns,
   proposeEnrollments,
@@ -65,8 +66,9 @@ export async function applySideEffects(
     enroll,
   });
   await emitEnrollments(tx, workspaceId, proposed, enrolled);
-  // Then campaigns triggered by the segments just entered.
+  // Then campaigns triggered by the segments just entered, then running campaigns' goals.
   await enrollWithCampaigns(tx, workspaceId, campaigns, changes);
+  await convertGoals(tx, workspaceId, definitions.goals, events);
   // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
   const scoreChanges = scoreEvents(definitions.scoring_rules, events, {

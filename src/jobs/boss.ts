@@ -9,7 +9,12 @@ import { sql } from '../db/pool.ts';
 export type Boss = PgBoss;
 
 /** Web processes only enqueue; workers also run schedules and pg-boss maintenance. */
-export function createBoss(databaseUrl: string, role: 'web' | 'worker' | 'cli'): PgBoss {
+export function createBoss(
+  databaseUrl: string,
+  role: 'web' | 'worker' | 'cli',
+  /** How often a worker looks for expired jobs (a killed worker's) to retry them. */
+  superviseSeconds = 60,
+): PgBoss {
   const working = role === 'worker';
   return new PgBoss({
     connectionString: databaseUrl,
@@ -17,6 +22,8 @@ export function createBoss(databaseUrl: string, role: 'web' | 'worker' | 'cli'):
     useListenNotify: working,
     schedule: working,
     supervise: working,
+    superviseIntervalSeconds: superviseSeconds,
+    monitorIntervalSeconds: superviseSeconds,
   });
 }
 

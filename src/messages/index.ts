@@ -1,6 +1,9 @@
 // What other features may use of messages: the flow engine makes a message per send step and
 // delivers it; other features read subscription state and record opt-outs.
-export { deliverMessage } from './deliver.ts';
+
+// Previews render a step as its message would be, with the same variables.
+export { findDeliveryContext } from './contextQueries.ts';
+export { deliverMessage, templateVariables } from './deliver.ts';
 export { SEND_QUEUE } from './outcomes.ts';
 export {
   CHANNELS,

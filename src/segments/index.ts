@@ -8,4 +8,12 @@ export {
   type SegmentChange,
 } from './evaluate.ts';
 export { safeText } from './ruleSchemas.ts';
-export { type MetadataCondition, MetadataConditions, matchesMetadataConditions, type Rule } from './rules.ts';
+export {
+  compileMetadataConditions,
+  compileSegmentRules,
+  type MetadataCondition,
+  MetadataConditions,
+  matchesMetadataConditions,
+  type Rule,
+  SegmentRules,
+} from './rules.ts';

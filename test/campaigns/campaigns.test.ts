@@ -5,6 +5,17 @@ import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { createCampaign, STEPS } from './support.ts';
 
+/** A branch nested `depth` levels deep, on an event since enrollment. */
+function nest(depth: number): Record<string, unknown> {
+  const leaf = { type: 'wait', duration: 'PT1H' };
+  return {
+    type: 'branch',
+    if: { event: 'x', since: 'enrollment' },
+    // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
+    then: [depth > 0 ? nest(depth - 1) : leaf],
+  };
+}
+
 describe('campaigns: definition and status', () => {
   describe('happy paths', () => {
     it('creates a draft with validated steps and reads it back', async () => {
@@ -99,6 +110,48 @@ describe('campaigns: definition and status', () => {
         [{ ...valid, trigger: { type: 'cron' } }, 'body.trigger.type'],
         [{ ...valid, reentry: 'sometimes' }, 'body.reentry'],
         [{ ...valid, name: ' ' }, 'body.name'],
+        [{ ...valid, steps: [{ type: 'wait', until: { time: '25:00' } }] }, 'body.steps.0.until.time'],
+        [
+          { ...valid, steps: [{ type: 'wait', until: { time: '09:00', timezone: 'Mars/Base' } }] },
+          'body.steps.0.until.timezone',
+        ],
+        [{ ...valid, steps: [{ type: 'wait', duration: 'P1D', until: { time: '09:00' } }] }, 'body.steps.0'],
+        [{ ...valid, steps: [{ type: 'wait' }] }, 'body.steps.0'],
+        [
+          { ...valid, steps: [{ type: 'branch', if: { field: 'nope', op: 'eq', value: 1 } }] },
+          'body.steps.0.if.field',
+        ],
+        [
+          { ...valid, steps: [{ type: 'branch', if: { event: 'x', since: 'forever' } }] },
+          'body.steps.0.if.since',
+        ],
+        [{ ...valid, steps: [{ type: 'branch', if: { segment: '' } }] }, 'body.steps.0.if.segment'],
+        [
+          { ...valid, steps: [{ type: 'branch', if: { segment: 's' }, else: [{ type: 'jump' }] }] },
+          'body.steps.0.else.0.type',
+        ],
+        [{ ...valid, steps: [{ type: 'split', paths: [{ weight: 1, steps: [] }] }] }, 'body.steps.0.paths'],
+        [
+          {
+            ...valid,
+            steps: [
+              {
+                type: 'split',
+                paths: [
+                  { weight: 0, steps: [] },
+                  { weight: 1, steps: [] },
+                ],
+              },
+            ],
+          },
+          'body.steps.0.paths.0.weight',
+        ],
+        [{ ...valid, steps: [nest(3)] }, 'body.steps.0.then.0.then.0.then.0.type'],
+        [{ ...valid, goal: { where: [] } }, 'body.goal.eventType'],
+        [
+          { ...valid, trigger: { type: 'broadcast', segmentId: 's', sendAt: 'tomorrow' } },
+          'body.trigger.sendAt',
+        ],
       ];
       for (const [body, path] of cases) {
         const problem = expectProblem(await admin.post(`${base}/campaigns`, body), 400) as unknown as {
@@ -112,13 +165,55 @@ describe('campaigns: definition and status', () => {
       expectProblem(await admin.get(`${base}/campaigns/cmp_nope/enrollments?limit=500`), 400);
     });
 
+    it('takes nested branch and split steps, wait until, a goal and a broadcast trigger; unknown segments are 404', async () => {
+      const { admin, base } = await workspace();
+      const segment = await admin.post(`${base}/segments`, {
+        name: 's',
+        rules: { attribute: 'a', op: 'eq', value: 1 },
+      });
+      const steps = [
+        { type: 'wait', until: { time: '09:00', timezone: 'Europe/Paris' } },
+        nest(2),
+        // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
+        { type: 'branch', if: { segment: segment.body.id }, then: [{ type: 'exit' }] },
+        {
+          type: 'split',
+          paths: [
+            { weight: 3, steps: [STEPS[0]] },
+            { weight: 1, steps: [] },
+          ],
+        },
+      ];
+      const created = await admin.post(`${base}/campaigns`, {
+        name: 'n',
+        trigger: { type: 'broadcast', segmentId: segment.body.id },
+        steps,
+        goal: { eventType: 'purchase' },
+      });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.goal).to.deep.equal({ eventType: 'purchase' });
+      expect(created.body.steps[2]).to.deep.equal({ ...steps[2], else: [] });
+      const unknown = await admin.post(`${base}/campaigns`, {
+        name: 'n',
+        trigger: { type: 'event', eventType: 'x' },
+        steps: [{ type: 'branch', if: { segment: 'seg_nope' } }],
+      });
+      expectProblem(unknown, 404);
+      expect(unknown.body.detail).to.include('step 0');
+      const cleared = await admin.patch(`${base}/campaigns/${created.body.id}`, { goal: null });
+      expect(cleared.body.goal).to.equal(null);
+    });
+
     it('refuses a PATCH with nothing to change, like segments and scoring rules', async () => {
       const { admin, base } = await workspace();
       const { id } = await createCampaign(admin, base);
       const empty = await admin.patch(`${base}/campaigns/${id}`, {});
       expectProblem(empty, 400);
       expect(empty.body.errors).to.deep.equal([
-        { path: 'body', message: 'nothing to change: send at least one of name, trigger, steps, reentry' },
+        {
+          path: 'body',
+          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal',
+        },
       ]);
     });
 

@@ -3,7 +3,7 @@ import { sql } from '../../src/db/pool.ts';
 import { track, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { server } from '../support/server.ts';
-import { createCampaign } from './support.ts';
+import { createCampaign, STEPS } from './support.ts';
 
 async function activeCampaign(client: Client, base: string, overrides: Record<string, unknown>) {
   const campaign = await createCampaign(client, base, overrides);
@@ -29,6 +29,7 @@ describe('campaigns: enrollment at ingest', () => {
     const { admin, base, workspaceId } = await workspace();
     const campaignId = await activeCampaign(admin, base, {
       trigger: { type: 'event', eventType: 'purchase', where: [{ path: 'amount', op: 'gt', value: 100 }] },
+      steps: [{ type: 'wait', duration: 'P2D' }, ...STEPS], // it stays at step 0 while the test looks
     });
     await track(admin, base, { type: 'purchase', email: 'small@example.com', metadata: { amount: 5 } });
     await track(admin, base, { type: 'signup', email: 'other@example.com', metadata: { amount: 500 } });

@@ -23,7 +23,9 @@ async function enrolled(sink: Sink) {
   const { client, base, workspaceId } = await messagingWorkspace(sink);
   const email = `d.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
   const contactId = await makeContact(client, base, { email, firstName: 'Grace' });
+  // The engine holds the enrollment at the wait: the test makes step 1's message itself.
   const campaignId = await activeCampaign(client, base, 'signup', [
+    { type: 'wait', duration: 'P1D' },
     { type: 'send', channel: 'email', subject: 'Welcome', body: '<p>Hi</p>' },
   ]);
   const event = await client.post(`${base}/events`, { type: 'signup', contactId });
@@ -37,7 +39,7 @@ async function enrolled(sink: Sink) {
     channel: 'email' as const,
     campaignId,
     enrollmentId,
-    stepKey: '0',
+    stepKey: '1',
     template: TEMPLATE,
     triggerEventId: event.body.id as string,
   };
@@ -118,7 +120,7 @@ describe('message delivery (the flow engine’s interface)', () => {
     expect(all.body.data.map((m: { id: string }) => m.id)).to.deep.equal([oneOff.body.id, campaignMessage]);
     const byCampaign = await client.get(`${base}/messages?campaignId=${campaignId}`);
     expect(byCampaign.body.data.map((m: { id: string }) => m.id)).to.deep.equal([campaignMessage]);
-    expect(byCampaign.body.data[0]).to.include({ stepKey: '0', contactId, status: 'queued' });
+    expect(byCampaign.body.data[0]).to.include({ stepKey: '1', contactId, status: 'queued' });
     const byContact = await client.get(`${base}/messages?contactId=${other}&channel=email`);
     expect(byContact.body.total).to.equal(1);
     const bad = await client.get(`${base}/messages?status=lost`);

@@ -150,11 +150,14 @@ describe('unsubscribe links and one-click', () => {
     const { client, base } = await messagingWorkspace(sink);
     const email = `e.${Date.now()}@example.test`;
     const contactId = await makeContact(client, base, { email });
+    // Each sends, then waits: both enrollments are still active when the contact unsubscribes.
     const emailOnly = await activeCampaign(client, base, 'signup', [
       { type: 'send', channel: 'email', subject: 'Welcome', body: '<p>Hi</p>' },
+      { type: 'wait', duration: 'P1D' },
     ]);
     const mixed = await activeCampaign(client, base, 'signup', [
       { type: 'send', channel: 'email', subject: 'Welcome', body: '<p>Hi</p>' },
+      { type: 'wait', duration: 'P1D' },
       { type: 'send', channel: 'telegram', text: 'Hello' },
     ]);
     const ingested = await client.post(`${base}/events`, { type: 'signup', contactId });

@@ -10,6 +10,8 @@ export const TEST_ENV: Record<string, string> = {
   WEBHOOK_TIMEOUT_MS: '2000',
   // Deferred sends retry after a second, twice, then fail: tests see the whole schedule.
   MESSAGE_RETRY_SCHEDULE: '1,1',
+  // Broadcasts of a few contacts still take several pages.
+  CAMPAIGN_BROADCAST_PAGE_SIZE: '2',
   SIGNIN_MAX_FAILURES_PER_EMAIL: '5',
   SIGNIN_MAX_FAILURES_PER_IP: '1000',
   // Every test registers from 127.0.0.1; the registration limit has tests of its own (other addresses).

@@ -1,55 +1,25 @@
 // Crash safety: a worker process SIGKILLed in the middle of a batch loses nothing. It runs on a
 // database of its own (created on the test server), so the test server's in-process dispatcher
 // cannot compete for the messages: only the spawned workers deliver them.
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { migrateAll } from '../../src/app/runtime.ts';
 import { config } from '../../src/config.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import { emitMany } from '../../src/outbox/emit.ts';
 import { createEndpoint } from '../../src/webhooks/service.ts';
 import { eventually } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { dropScratchDatabase, exited, scratchDatabase, startWorker } from '../support/spawnedWorker.ts';
 import { type Receiver, startReceiver } from './support.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MESSAGES = 200;
-
-function startWorker(databaseUrl: string): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'bin/worker.ts')], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_CONCURRENCY: '10',
-      WEBHOOK_LEASE_MS: '1500', // a killed worker's attempts fall due again after 1.5 s
-      WEBHOOK_RETRY_SCHEDULE: '0,1,2',
-    },
-  });
-}
-
-function exited(child: ChildProcess): Promise<unknown> {
-  return new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
-  );
-}
-
-async function scratchDatabase() {
-  const name = `crash_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  await server().context.db.query(sql.unsafe`create database ${sql.identifier([name])}`);
-  const url = new URL(server().databaseUrl);
-  url.pathname = `/${name}`;
-  await migrateAll(url.toString());
-  return { name, url: url.toString() };
-}
+const WORKER_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_CONCURRENCY: '10',
+  WEBHOOK_LEASE_MS: '1500', // a killed worker's attempts fall due again after 1.5 s
+  WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+};
 
 const counted = z.object({ n: z.number() });
 
@@ -72,9 +42,7 @@ describe('webhook delivery survives a killed worker', function () {
     await Promise.all(workers.map(exited));
     await receiver.close();
     await db.end();
-    await server().context.db.query(
-      sql.unsafe`drop database ${sql.identifier([database.name])} with (force)`,
-    );
+    await dropScratchDatabase(database.name);
   });
 
   it('delivers every message at least once after a SIGKILL mid-batch and a restart', async () => {
@@ -96,7 +64,7 @@ describe('webhook delivery survives a killed worker', function () {
       ),
     );
 
-    workers.push(startWorker(database.url));
+    workers.push(startWorker(database.url, WORKER_ENV));
     await eventually(async () => receiver.requests.length >= 30, 20_000);
     workers[0].kill('SIGKILL');
     await exited(workers[0]);
@@ -109,7 +77,7 @@ describe('webhook delivery survives a killed worker', function () {
     expect(receivedBeforeCrash, 'the worker died before finishing').to.be.below(MESSAGES);
     expect(leased, 'it held leased attempts when it died').to.be.above(0);
 
-    workers.push(startWorker(database.url));
+    workers.push(startWorker(database.url, WORKER_ENV));
     // Fan-out is paced by what a worker can send, so some events may not have messages yet.
     const messageIds = await eventually(async () => {
       const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from webhook_messages`);

@@ -1,0 +1,167 @@
+// The flow engine: one pg-boss job per step of an enrollment. The job locks the enrollment, checks
+// it is still at that step (a duplicate or stale job finds it moved on and does nothing), re-reads
+// its campaign (paused: hold it there; archived: exit it), then runs the step and queues the next
+// in the same transaction. Branches and splits decide at once and go on in the same job; a wait
+// arms a delayed job for its own step; a send creates its message (unique per enrollment and step)
+// with its delivery job, and delivers it after the commit.
+import { z } from 'zod';
+import type { Tx } from '../db/pool.ts';
+import type { AppContext } from '../http/context.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
+import {
+  type Channel,
+  createMessage,
+  deliverMessage,
+  enqueueDelivery,
+  type MessageTemplate,
+} from '../messages/index.ts';
+import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
+import {
+  endEnrollment,
+  holdEnrollment,
+  lockEnrollment,
+  moveEnrollment,
+  type StepContext,
+} from './engineQueries.ts';
+import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
+import { pacedUntil } from './pacing.ts';
+import type { BranchCondition } from './schemas.ts';
+import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
+
+const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
+type StepPayload = z.infer<typeof StepPayload>;
+
+/** Control steps chained in one job; a tree holds far fewer, so more means a bug, not a flow. */
+const MAX_HOPS = 1_000;
+
+/** The database's clock and the worker's may differ a little; a wait this close to its end is over. */
+const CLOCK_TOLERANCE_MS = 1_000;
+
+type Flow = { app: AppContext; tx: Tx; context: StepContext; cohorts: Record<string, number> };
+
+/** Runs one step job; returns the message to deliver after the commit, if it made one. */
+async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): Promise<string | null> {
+  const context = await lockEnrollment(tx, job.enrollmentId);
+  if (context?.status !== 'active' || context.step_key !== job.stepKey) return null;
+  if (context.campaign_status === 'archived') {
+    await endEnrollment(tx, context, { status: 'exited', exitReason: 'archived' });
+    return null;
+  }
+  if (context.campaign_status !== 'active') {
+    await holdEnrollment(tx, context.id); // resume queues it again
+    return null;
+  }
+  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, job.stepKey);
+}
+
+async function walk(flow: Flow, from: string): Promise<string | null> {
+  const { context } = flow;
+  let key: string | null = from;
+  for (let hops = 0; key !== null && hops < MAX_HOPS; hops++) {
+    const step = stepAt(context.steps, key);
+    if (!step || step.type === 'exit') break;
+    if (step.type === 'branch') key = await branch(flow, key, step);
+    else if (step.type === 'split') key = split(flow, key, step);
+    else if (step.type === 'wait') {
+      const armed = hops === 0 ? context.wait_ends_at : null;
+      if (armed !== null && armed <= Date.now() + CLOCK_TOLERANCE_MS) key = nextStepKey(context.steps, key);
+      else return wait(flow, key, step as WaitStep, armed);
+    } else return send(flow, key, step);
+  }
+  await endEnrollment(flow.tx, context, { status: 'completed', exitReason: null }, flow.cohorts);
+  return null;
+}
+
+async function branch(flow: Flow, key: string, step: Step) {
+  const met = await meetsCondition(flow.tx, {
+    workspaceId: flow.context.workspace_id,
+    contactId: flow.context.contact_id,
+    enrolledAt: flow.context.enrolled_at,
+    condition: step.if as BranchCondition,
+  });
+  const arm = met ? 'then' : 'else';
+  return firstIn(`${key}.${arm}`, step[arm] as Step[]) ?? nextStepKey(flow.context.steps, key);
+}
+
+/** Draws the path once per enrollment and split (a retried job keeps the recorded one). */
+function split(flow: Flow, key: string, step: Step) {
+  const paths = step.paths as { weight: number; steps: Step[] }[];
+  const drawn = flow.cohorts[key] ?? drawPath(paths.map((path) => path.weight));
+  flow.cohorts[key] = drawn;
+  return firstIn(`${key}.paths.${drawn}`, paths[drawn].steps) ?? nextStepKey(flow.context.steps, key);
+}
+
+/** Arms the wait: the enrollment stays at the wait step, and its job comes back at the end. */
+async function wait(flow: Flow, key: string, step: WaitStep, armed: number | null) {
+  const { tx, context } = flow;
+  const at =
+    armed !== null ? new Date(armed) : await waitEnd(tx, context.workspace_id, context.contact_id, step);
+  await moveEnrollment(tx, context.id, { stepKey: key, at, cohorts: flow.cohorts });
+  await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: key, startAfter: at }]);
+  return null;
+}
+
+/** The message's template: an email step's own; push and telegram in the same three fields. */
+export function templateOf(step: Step): MessageTemplate {
+  if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
+  if (step.channel === 'push')
+    return { subject: String(step.title), html: String(step.body), text: String(step.body) };
+  return { subject: '', html: String(step.text), text: String(step.text) };
+}
+
+/** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
+async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
+  const { app, tx, context } = flow;
+  const paced = await pacedUntil(tx, context.workspace_id, context.contact_id);
+  if (paced) {
+    // Delayed, not dropped: the step's job comes back when the pace allows and checks again.
+    await moveEnrollment(tx, context.id, { stepKey: key, at: paced, cohorts: flow.cohorts });
+    await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: key, startAfter: paced }]);
+    return null;
+  }
+  const message = await createMessage(tx, {
+    workspaceId: context.workspace_id,
+    contactId: context.contact_id,
+    channel: step.channel as Channel,
+    campaignId: context.campaign_id,
+    enrollmentId: context.id,
+    stepKey: key,
+    template: templateOf(step),
+    triggerEventId: context.trigger_event_id,
+  });
+  if (message.created) await enqueueDelivery(app, tx, message.id);
+  const next = nextStepKey(context.steps, key);
+  if (next === null) {
+    await endEnrollment(tx, context, { status: 'completed', exitReason: null }, flow.cohorts);
+  } else {
+    await moveEnrollment(tx, context.id, { stepKey: next, at: null, cohorts: flow.cohorts });
+    await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: next }]);
+  }
+  return message.created ? message.id : null;
+}
+
+export async function runStep(app: AppContext, payload: StepPayload): Promise<void> {
+  const messageId = await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
+  if (!messageId) return;
+  // The delivery job queued with the message covers a failure here; the claim makes one send.
+  await deliverMessage(app, messageId).catch((error: unknown) => {
+    app.log.warn({ err: error, messageId }, 'campaign send: delivery left to its job');
+  });
+}
+
+export const stepJob: JobDefinition<StepPayload> = {
+  name: STEP_QUEUE,
+  // notify: a step queued now runs now, not at the worker's next poll.
+  queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
+  // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
+  // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
+  work: {
+    batchSize: 20,
+    burstWhenBatchFull: true,
+    pollingIntervalSeconds: 1,
+    notifyPollingIntervalSeconds: 1,
+  },
+  handler: async (context: AppContext, jobs) => {
+    for (const job of jobs) await runStep(context, StepPayload.parse(job.data));
+  },
+};

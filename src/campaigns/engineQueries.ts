@@ -1,0 +1,109 @@
+// SQL of the flow engine: an enrollment with its campaign, locked for its step; moving it on,
+// holding it, ending it; and campaign.completed once a finished campaign's last enrollment ends.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import { emitMany } from '../outbox/emit.ts';
+import type { Step } from './flow.ts';
+
+export const StepContext = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  campaign_id: z.string(),
+  contact_id: z.string(),
+  trigger_event_id: z.string().nullable(),
+  status: z.string(),
+  step_key: z.string().nullable(),
+  /** Set while the wait at step_key runs: its end. */
+  wait_ends_at: z.number().nullable(),
+  cohorts: z.record(z.string(), z.number()),
+  enrolled_at: z.string(),
+  campaign_status: z.enum(['draft', 'active', 'paused', 'archived']),
+  steps: z.array(z.custom<Step>()),
+});
+export type StepContext = z.infer<typeof StepContext>;
+
+/** The enrollment, locked for its step (a duplicate job for it waits, then finds it moved on). */
+export async function lockEnrollment(db: Db, enrollmentId: string) {
+  return db.maybeOne(sql.type(StepContext)`
+    select e.id, e.workspace_id, e.campaign_id, e.contact_id, e.trigger_event_id, e.status, e.step_key,
+      extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status, c.steps
+    from enrollments e join campaigns c on c.id = e.campaign_id
+    where e.id = ${enrollmentId}
+    for update of e
+  `);
+}
+
+/** Moves it to `stepKey`, due at `at` (null: now). The top-level index stays in current_step. */
+export async function moveEnrollment(
+  db: Db,
+  id: string,
+  move: { stepKey: string; at: Date | null; cohorts: Record<string, number> },
+) {
+  await db.query(sql.typeAlias('void')`
+    update enrollments set step_key = ${move.stepKey}, current_step = ${Number(move.stepKey.split('.')[0])},
+      next_step_at = ${move.at ? move.at.toISOString() : null}, held = false,
+      cohorts = ${sql.jsonb(move.cohorts)}
+    where id = ${id}
+  `);
+}
+
+export async function holdEnrollment(db: Db, id: string) {
+  await db.query(sql.typeAlias('void')`update enrollments set held = true where id = ${id}`);
+}
+
+export type Ending = { status: 'completed' | 'converted' | 'exited'; exitReason: string | null };
+
+/** Ends it; campaign.contact.completed when it finished the flow. */
+export async function endEnrollment(db: Db, context: StepContext, ending: Ending, cohorts = context.cohorts) {
+  const completedAt = await db.oneFirst(sql.type(z.object({ completed_at: z.string() }))`
+    update enrollments set status = ${ending.status}, exit_reason = ${ending.exitReason}, step_key = null,
+      next_step_at = null, held = false, completed_at = now(), cohorts = ${sql.jsonb(cohorts)}
+    where id = ${context.id}
+    returning completed_at
+  `);
+  if (ending.status === 'completed') {
+    await emitMany(db, [
+      {
+        workspaceId: context.workspace_id,
+        type: 'campaign.contact.completed',
+        data: { campaignId: context.campaign_id, contactId: context.contact_id, completedAt },
+      },
+    ]);
+  }
+  await completeCampaigns(db, context.workspace_id, [context.campaign_id]);
+}
+
+const Completed = z.object({ id: z.string(), name: z.string(), total: z.number() });
+
+/**
+ * campaign.completed, once, for each of these campaigns that is finished (a broadcast whose
+ * members are all enrolled, or an archived campaign) and has no active enrollment left.
+ *
+ * The campaign rows are locked before the check, in a statement of their own: two transactions
+ * ending a campaign's last two enrollments then check one after the other, and the later one
+ * (a fresh snapshot) sees both ended, so exactly one emits.
+ */
+export async function completeCampaigns(db: Db, workspaceId: string, campaignIds: string[]) {
+  const finished = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    select id from campaigns
+    where id = any(${sql.array(campaignIds, 'text')}) and completed_at is null
+      and activated_at is not null and (status = 'archived' or broadcast_done_at is not null)
+    order by id
+    for update
+  `);
+  if (finished.length === 0) return;
+  const completed = await db.any(sql.type(Completed)`
+    update campaigns c set completed_at = now()
+    where c.id = any(${sql.array([...finished], 'text')})
+      and not exists (select 1 from enrollments e where e.campaign_id = c.id and e.status = 'active')
+    returning c.id, c.name, (select count(*)::int from enrollments e where e.campaign_id = c.id) as total
+  `);
+  await emitMany(
+    db,
+    completed.map((row) => ({
+      workspaceId,
+      type: 'campaign.completed' as const,
+      data: { campaignId: row.id, name: row.name, totalEnrolled: row.total },
+    })),
+  );
+}

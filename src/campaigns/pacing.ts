@@ -1,0 +1,92 @@
+// Pacing of campaign sends, per workspace: a frequency cap (at most `count` campaign messages to a
+// contact per `per`) and quiet hours (no send between `start` and `end` in the contact's time zone,
+// else UTC). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
+// or the quiet hours allow, and checks again. Sends to one contact are paced one at a time (a
+// transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import { durationSeconds, IsoDuration } from '../segments/index.ts';
+import { Clock, isTimeZone } from './schemas.ts';
+import '../http/openapi.ts';
+
+export const Pacing = z
+  .strictObject({
+    frequencyCap: z
+      .strictObject({ count: z.number().int().min(1).max(1_000), per: IsoDuration })
+      .nullable()
+      .optional()
+      .openapi({ description: 'At most `count` campaign messages to a contact per `per`; more wait.' }),
+    quietHours: z
+      .strictObject({ start: Clock, end: Clock })
+      .refine((hours) => hours.start !== hours.end, { message: 'start and end must differ' })
+      .nullable()
+      .optional()
+      .openapi({ description: "No campaign send from start to end in the contact's `timezone` (else UTC)." }),
+  })
+  .openapi('CampaignPacing');
+export type Pacing = z.infer<typeof Pacing>;
+
+const Row = z.object({ pacing: z.record(z.string(), z.unknown()), timezone: z.string().nullable() });
+
+export async function readPacing(db: Db, workspaceId: string): Promise<Pacing> {
+  const pacing = await db.oneFirst(sql.type(z.object({ campaign_pacing: z.record(z.string(), z.unknown()) }))`
+    select campaign_pacing from workspaces where id = ${workspaceId}`);
+  return { frequencyCap: null, quietHours: null, ...(pacing as Pacing) };
+}
+
+export async function writePacing(db: Db, workspaceId: string, pacing: Pacing): Promise<Pacing> {
+  await db.query(sql.typeAlias('void')`
+    update workspaces set campaign_pacing = ${sql.jsonb(pacing as never)} where id = ${workspaceId}`);
+  return readPacing(db, workspaceId);
+}
+
+/** The end of the quiet hours the contact is in now, or null. */
+async function quietUntil(db: Db, zone: string, hours: { start: string; end: string }): Promise<Date | null> {
+  const until = await db.maybeOneFirst(sql.type(z.object({ until: z.number().nullable() }))`
+    with local as (select (now() at time zone ${zone}) as at, ${hours.start}::time as s, ${hours.end}::time as e)
+    select case
+      when s < e and at::time >= s and at::time < e then extract(epoch from (at::date + e) at time zone ${zone})
+      when s > e and at::time >= s then extract(epoch from (at::date + 1 + e) at time zone ${zone})
+      when s > e and at::time < e then extract(epoch from (at::date + e) at time zone ${zone})
+    end::float8 * 1000 as until
+    from local`);
+  return until ? new Date(until) : null;
+}
+
+/** When the cap allows the contact's next campaign message, if it does not now. */
+async function cappedUntil(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  cap: { count: number; per: string },
+) {
+  const perSeconds = durationSeconds(cap.per) ?? 0;
+  const until = await db.maybeOneFirst(sql.type(z.object({ until: z.number() }))`
+    select extract(epoch from created_at + make_interval(secs => ${perSeconds}))::float8 * 1000 as until
+    from messages
+    where workspace_id = ${workspaceId} and contact_id = ${contactId} and campaign_id is not null
+      and status in ('queued', 'sending', 'sent')
+      and created_at > now() - make_interval(secs => ${perSeconds})
+    order by created_at desc
+    offset ${cap.count - 1} limit 1`);
+  return until ? new Date(until) : null;
+}
+
+/** When a campaign send to this contact may happen, if not now (the later of the two limits). */
+export async function pacedUntil(db: Db, workspaceId: string, contactId: string): Promise<Date | null> {
+  const row = await db.one(sql.type(Row)`
+    select w.campaign_pacing as pacing, c.attributes->>'timezone' as timezone
+    from workspaces w join contacts c on c.workspace_id = w.id and c.id = ${contactId}
+    where w.id = ${workspaceId}`);
+  const pacing = row.pacing as Pacing;
+  if (!pacing.frequencyCap && !pacing.quietHours) return null;
+  await db.query(sql.type(z.object({ locked: z.string() }))`
+    select pg_advisory_xact_lock(hashtext(${contactId}))::text as locked`);
+  const zone = row.timezone && isTimeZone(row.timezone) ? row.timezone : 'UTC';
+  const limits = [
+    pacing.quietHours ? await quietUntil(db, zone, pacing.quietHours) : null,
+    pacing.frequencyCap ? await cappedUntil(db, workspaceId, contactId, pacing.frequencyCap) : null,
+  ];
+  const later = limits.filter((at): at is Date => at !== null).sort((a, b) => b.getTime() - a.getTime());
+  return later[0] ?? null;
+}

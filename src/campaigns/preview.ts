@@ -1,0 +1,49 @@
+// A send step rendered for one contact as its message would be (same variables, same templates
+// kit), without making or sending anything. A template error is a 400 naming the step, the part
+// (subject, html, text) and the line.
+import type { AppContext } from '../http/context.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { findDeliveryContext, type MessageTemplate, templateVariables } from '../messages/index.ts';
+import { renderEmail, TemplateError } from '../templates/index.ts';
+import { templateOf } from './engine.ts';
+import { type Step, stepAt } from './flow.ts';
+import { requireCampaign } from './service.ts';
+
+export async function previewStep(
+  app: AppContext,
+  workspaceId: string,
+  campaignId: string,
+  input: { contactId: string; step: string },
+) {
+  const campaign = await requireCampaign(app.db, workspaceId, campaignId);
+  const step = stepAt(campaign.steps as Step[], input.step);
+  if (step?.type !== 'send') {
+    throw new ValidationError([
+      { path: 'step', message: `must be the key of a send step of this campaign ("0", "2.then.1" …)` },
+    ]);
+  }
+  const context = await findDeliveryContext(app.db, {
+    workspace_id: workspaceId,
+    contact_id: input.contactId,
+    campaign_id: campaignId,
+    trigger_event_id: null,
+  });
+  if (!context) throw new NotFoundError('Contact');
+  // Only the fields the variables read: the data (none), the campaign and an id for the links.
+  const message = { id: 'msg_preview', campaign_id: campaignId, data: {} } as never;
+  try {
+    const rendered = renderEmail(
+      templateOf(step) as MessageTemplate,
+      templateVariables(app, message, context),
+    );
+    return { stepKey: input.step, ...rendered };
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    throw new ValidationError([
+      {
+        path: 'step',
+        message: `step ${input.step}, ${error.field ?? 'template'}, line ${error.line}, column ${error.column}: ${error.message}`,
+      },
+    ]);
+  }
+}

@@ -1,0 +1,112 @@
+// A campaign's report: its enrollments by status, its messages by status per step (by step key)
+// and in total, with unsubscribes (messages whose timeline holds one), and each split's paths with
+// the enrollments that drew them. Three aggregate statements, whatever the campaign's size.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import { allSteps, type Step } from './flow.ts';
+import { requireCampaign } from './service.ts';
+
+const MESSAGE_COUNTS = ['queued', 'sent', 'failed', 'bounced', 'suppressed', 'unsubscribes'] as const;
+type MessageCounts = Record<(typeof MESSAGE_COUNTS)[number], number>;
+
+const EnrollmentCounts = z.object({
+  enrolled: z.number(),
+  active: z.number(),
+  completed: z.number(),
+  converted: z.number(),
+  exited: z.number(),
+});
+
+const StepCounts = z.object({
+  step_key: z.string().nullable(),
+  queued: z.number(),
+  sent: z.number(),
+  failed: z.number(),
+  bounced: z.number(),
+  suppressed: z.number(),
+  unsubscribes: z.number(),
+});
+
+const PathCount = z.object({ step_key: z.string(), path: z.number(), enrolled: z.number() });
+
+async function enrollmentCounts(db: Db, workspaceId: string, campaignId: string) {
+  return db.one(sql.type(EnrollmentCounts)`
+    select count(*)::int as enrolled,
+      count(*) filter (where status = 'active')::int as active,
+      count(*) filter (where status = 'completed')::int as completed,
+      count(*) filter (where status = 'converted')::int as converted,
+      count(*) filter (where status = 'exited')::int as exited
+    from enrollments where workspace_id = ${workspaceId} and campaign_id = ${campaignId}
+  `);
+}
+
+/** Per step key; `sending` counts as queued (not yet answered). */
+async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
+  return db.any(sql.type(StepCounts)`
+    select m.step_key,
+      count(*) filter (where m.status in ('queued', 'sending'))::int as queued,
+      count(*) filter (where m.status = 'sent')::int as sent,
+      count(*) filter (where m.status = 'failed')::int as failed,
+      count(*) filter (where m.status = 'bounced')::int as bounced,
+      count(*) filter (where m.status = 'suppressed')::int as suppressed,
+      count(*) filter (where exists (select 1 from message_events me
+        where me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes
+    from messages m where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId}
+    group by m.step_key
+  `);
+}
+
+async function pathCounts(db: Db, workspaceId: string, campaignId: string) {
+  return db.any(sql.type(PathCount)`
+    select c.key as step_key, c.value::int as path, count(*)::int as enrolled
+    from enrollments e, jsonb_each_text(e.cohorts) c
+    where e.workspace_id = ${workspaceId} and e.campaign_id = ${campaignId} and e.cohorts <> '{}'
+    group by c.key, c.value
+  `);
+}
+
+const zero = (): MessageCounts => ({
+  queued: 0,
+  sent: 0,
+  failed: 0,
+  bounced: 0,
+  suppressed: 0,
+  unsubscribes: 0,
+});
+
+function add(into: MessageCounts, row: MessageCounts) {
+  for (const name of MESSAGE_COUNTS) into[name] += row[name];
+}
+
+export async function campaignReport(db: Db, workspaceId: string, campaignId: string) {
+  const campaign = await requireCampaign(db, workspaceId, campaignId);
+  const [enrollments, perStep, paths] = await Promise.all([
+    enrollmentCounts(db, workspaceId, campaignId),
+    messageCounts(db, workspaceId, campaignId),
+    pathCounts(db, workspaceId, campaignId),
+  ]);
+  const byKey = new Map(perStep.map((row) => [row.step_key, row]));
+  const total = zero();
+  for (const row of perStep) add(total, row);
+  const steps = allSteps(campaign.steps as Step[]).map(({ key, step }) => {
+    const counts = byKey.get(key);
+    const report: Record<string, unknown> = { stepKey: key, type: step.type };
+    if (step.type === 'send') {
+      report.channel = step.channel;
+      report.messages = { ...zero(), ...(counts ? pick(counts) : {}) };
+    }
+    if (step.type === 'split') {
+      report.paths = (step.paths as { weight: number }[]).map((path, index) => ({
+        path: index,
+        weight: path.weight,
+        enrolled: paths.find((row) => row.step_key === key && row.path === index)?.enrolled ?? 0,
+      }));
+    }
+    return report;
+  });
+  return { campaignId, enrollments, messages: total, steps };
+}
+
+function pick(row: MessageCounts): MessageCounts {
+  return Object.fromEntries(MESSAGE_COUNTS.map((name) => [name, row[name]])) as MessageCounts;
+}

@@ -1,0 +1,61 @@
+// Shapes of a campaign's report and of a step preview.
+import { z } from 'zod';
+import '../http/openapi.ts';
+
+const MessageCounts = z
+  .object({
+    queued: z
+      .number()
+      .int()
+      .openapi({ description: 'Not yet answered by the provider (queued or sending).' }),
+    sent: z.number().int(),
+    failed: z.number().int(),
+    bounced: z.number().int(),
+    suppressed: z.number().int(),
+    unsubscribes: z
+      .number()
+      .int()
+      .openapi({ description: 'Messages whose recipient unsubscribed through them.' }),
+  })
+  .openapi('CampaignMessageCounts');
+
+export const CampaignReport = z
+  .object({
+    campaignId: z.string(),
+    enrollments: z.object({
+      enrolled: z.number().int(),
+      active: z.number().int(),
+      completed: z.number().int(),
+      converted: z.number().int(),
+      exited: z.number().int(),
+    }),
+    messages: MessageCounts,
+    steps: z.array(
+      z.object({
+        stepKey: z.string(),
+        type: z.enum(['send', 'wait', 'branch', 'split', 'exit']),
+        channel: z.enum(['email', 'push', 'telegram']).optional(),
+        messages: MessageCounts.optional().openapi({ description: 'Send steps.' }),
+        paths: z
+          .array(z.object({ path: z.number().int(), weight: z.number().int(), enrolled: z.number().int() }))
+          .optional()
+          .openapi({ description: 'Split steps: each path and the enrollments that drew it.' }),
+      }),
+    ),
+  })
+  .openapi('CampaignReport');
+
+export const PreviewBody = z
+  .strictObject({
+    contactId: z.string().min(1).max(100),
+    step: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'The send step\'s key, e.g. "0" or "2.then.1".' }),
+  })
+  .openapi('CampaignPreviewRequest');
+
+export const PreviewResult = z
+  .object({ stepKey: z.string(), subject: z.string(), html: z.string(), text: z.string() })
+  .openapi('CampaignPreview');

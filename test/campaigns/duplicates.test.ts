@@ -1,0 +1,48 @@
+// A step never sends twice: the step job of a send, run again (a retry after a crash, or a
+// duplicate job) alone or concurrently with the real one, finds the enrollment moved on or waits
+// for its lock and then finds it moved on; one message, one email.
+import { expect } from 'chai';
+import { runStep } from '../../src/campaigns/engine.ts';
+import { sql } from '../../src/db/pool.ts';
+import { createContact, track, workspace } from '../events/support.ts';
+import { suiteSink } from '../messages/support.ts';
+import { eventually } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { activeCampaign, emailChannel, enrollmentWhen } from './support.ts';
+
+describe('campaigns: a step never sends twice', () => {
+  const sink = suiteSink();
+
+  it('runs duplicate jobs of a send step, concurrently and after it, and sends one message', async () => {
+    const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    const campaignId = await activeCampaign(admin, base, {
+      steps: [
+        { type: 'send', channel: 'email', subject: 'Once', body: '<p>Once</p>' },
+        { type: 'wait', duration: 'P1D' },
+      ],
+    });
+    const contact = await createContact(admin, base, { email: 'once@duplicates.test' });
+    await track(admin, base, { type: 'signup', contactId: contact.id });
+    const enrollmentId = await server().context.db.oneFirst(
+      sql.unsafe`select id from enrollments where contact_id = ${contact.id}`,
+    );
+    // Five duplicates of the first step's job race the real one for the enrollment…
+    const step = { enrollmentId: String(enrollmentId), stepKey: '0' };
+    await Promise.all([1, 2, 3, 4, 5].map(() => runStep(server().context, step)));
+    await enrollmentWhen(
+      admin,
+      base,
+      campaignId,
+      contact.id,
+      (e) => e.stepKey === '1' && e.nextStepAt !== null,
+    );
+    // …and three more come after it, as a job retried after a crash would.
+    await Promise.all([1, 2, 3].map(() => runStep(server().context, step)));
+    await eventually(async () => (await sink.received()).some((r) => r.to.includes('once@duplicates.test')));
+    const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
+    expect(messages.body.total).to.equal(1);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // any second send would have landed
+    expect((await sink.received()).filter((r) => r.to.includes('once@duplicates.test'))).to.have.length(1);
+  });
+});

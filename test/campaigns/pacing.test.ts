@@ -1,0 +1,64 @@
+// Campaign pacing: a frequency cap and quiet hours delay sends (never drop them).
+import { expect } from 'chai';
+import { createContact, track, workspace } from '../events/support.ts';
+import { suiteSink } from '../messages/support.ts';
+import { eventually, expectProblem } from '../support/factories.ts';
+import { activeCampaign, emailChannel, enrollmentWhen } from './support.ts';
+
+const send = (subject: string) => ({ type: 'send', channel: 'email', subject, body: '<p>Hi</p>' });
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+describe('campaigns: pacing', () => {
+  const sink = suiteSink();
+
+  it('reads and sets the pace; a bad one is a 400 naming the field', async () => {
+    const { admin, base } = await workspace();
+    const path = `${base}/campaign-pacing`;
+    expect((await admin.get(path)).body).to.deep.equal({ frequencyCap: null, quietHours: null });
+    const pace = { frequencyCap: { count: 2, per: 'P1D' }, quietHours: { start: '22:00', end: '07:00' } };
+    const put = await admin.put(path, pace);
+    expect(put.status, put.text).to.equal(200);
+    expect((await admin.get(path)).body).to.deep.equal(pace);
+    const bad = expectProblem(await admin.put(path, { quietHours: { start: '25:00', end: '07:00' } }), 400);
+    expect((bad as unknown as { errors: { path: string }[] }).errors[0].path).to.equal(
+      'body.quietHours.start',
+    );
+    expectProblem(await admin.put(path, { frequencyCap: { count: 0, per: 'P1D' } }), 400);
+  });
+
+  it('delays a send over the frequency cap until the cap allows it', async () => {
+    const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    await admin.put(`${base}/campaign-pacing`, { frequencyCap: { count: 1, per: 'P1D' } });
+    const campaignId = await activeCampaign(admin, base, { steps: [send('First'), send('Second')] });
+    const contact = await createContact(admin, base, { email: 'capped@pacing.test' });
+    await track(admin, base, { type: 'signup', contactId: contact.id });
+    const held = await enrollmentWhen(
+      admin,
+      base,
+      campaignId,
+      contact.id,
+      (e) => e.stepKey === '1' && e.nextStepAt !== null,
+    );
+    const inMs = new Date(held.nextStepAt!).getTime() - Date.now();
+    expect(inMs).to.be.greaterThan(86_000_000).and.at.most(86_400_000);
+    const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
+    expect(messages.body.total).to.equal(1);
+    await eventually(async () => (await sink.received()).some((r) => r.to.includes('capped@pacing.test')));
+  });
+
+  it('delays a send in quiet hours to their end', async () => {
+    const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    const now = Date.now();
+    const quietHours = { start: clock(now - 3_600_000), end: clock(now + 3_600_000) };
+    await admin.put(`${base}/campaign-pacing`, { quietHours });
+    const campaignId = await activeCampaign(admin, base, { steps: [send('Quiet')] });
+    const contact = await createContact(admin, base, { email: 'quiet@pacing.test' });
+    await track(admin, base, { type: 'signup', contactId: contact.id });
+    const held = await enrollmentWhen(admin, base, campaignId, contact.id, (e) => e.nextStepAt !== null);
+    expect(held).to.include({ stepKey: '0', status: 'active' });
+    expect(clock(new Date(held.nextStepAt!).getTime())).to.equal(quietHours.end);
+    expect((await admin.get(`${base}/messages?campaignId=${campaignId}`)).body.total).to.equal(0);
+  });
+});
