@@ -8,7 +8,7 @@ import type { DatabasePool } from 'slonik';
 import { DatabaseTimeoutError } from './unavailable.ts';
 
 /** The pool methods that check out a connection for their duration. */
-const CONNECTION_METHODS = [
+export const CONNECTION_METHODS = [
   'any',
   'anyFirst',
   'exists',

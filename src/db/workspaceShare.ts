@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabasePool } from 'slonik';
 import { ServiceUnavailableError } from '../http/errors.ts';
+import { CONNECTION_METHODS } from './acquireTimeout.ts';
 
 type Running = {
   workspaceId: string;
@@ -91,21 +92,7 @@ class WorkspacePermits {
 }
 
 /** Pool methods that take a connection; calls on a transaction's connection are not counted again. */
-const POOL_CALLS = new Set([
-  'any',
-  'anyFirst',
-  'connect',
-  'exists',
-  'many',
-  'manyFirst',
-  'maybeOne',
-  'maybeOneFirst',
-  'one',
-  'oneFirst',
-  'query',
-  'stream',
-  'transaction',
-]);
+const POOL_CALLS = new Set<string>(CONNECTION_METHODS);
 
 async function withPermit<T>(permits: WorkspacePermits, current: Running, call: () => Promise<T>) {
   // Calls of one request or job that overlap share its permit (a transaction that also reads
