@@ -85,6 +85,8 @@ async function startService(dataDir: string) {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
     SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
+    // Production refuses to start without a key for secrets at rest; the bench stores none.
+    ENCRYPTION_KEY: 'a'.repeat(64),
     DATA_DIR: dataDir,
     // The bench signs in once per run from one address; keep the limiter out of the way.
     SIGNIN_MAX_FAILURES_PER_IP: '100000',

@@ -78,6 +78,8 @@ function percentile(sorted: number[], p: number): number {
 const PRODUCTION_ENV = {
   NODE_ENV: 'production',
   SESSION_SECRET: 'bench-session-secret-of-at-least-32-characters',
+  // Production refuses to start without a key for secrets at rest; the bench stores none.
+  ENCRYPTION_KEY: 'a'.repeat(64),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
 };
 
