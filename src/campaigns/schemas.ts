@@ -1,5 +1,5 @@
-// Campaign definitions: trigger, steps and reentry. Steps are checked here in full, so the later
-// execution issue can trust what it reads.
+// Campaign definitions: trigger, steps, goal and reentry. Steps are checked here in full (shapes,
+// nesting, limits), so the engine can trust what it reads.
 import { z } from 'zod';
 import { text } from '../contacts/index.ts';
 import {

@@ -2,15 +2,14 @@
 // restart every member is enrolled once, every enrollment has made exactly one message and
 // finished, and campaign.completed is emitted once. It runs on a database of its own, so only the
 // spawned workers do the work.
-import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { BROADCAST_QUEUE, broadcastJob, startBroadcast } from '../../src/campaigns/broadcast.ts';
-import { createDatabasePool, sql } from '../../src/db/pool.ts';
+import { sql } from '../../src/db/pool.ts';
 import { createBoss } from '../../src/jobs/boss.ts';
 import { eventually } from '../support/factories.ts';
-import { dropScratchDatabase, exited, scratchDatabase, startWorker } from '../support/spawnedWorker.ts';
+import { exited, scratchWorkerSuite, startWorker } from '../support/spawnedWorker.ts';
 
 const MEMBERS = 200;
 const WORKER_ENV = {
@@ -40,26 +39,13 @@ async function seed(db: DatabasePool) {
 
 describe('a broadcast survives a killed worker', function () {
   this.timeout(90_000);
-  let database: { name: string; url: string };
-  let db: DatabasePool;
-  const workers: ChildProcess[] = [];
-
-  before(async () => {
-    database = await scratchDatabase();
-    db = await createDatabasePool(database.url, { maxPoolSize: 3 });
-  });
-
-  after(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    await Promise.all(workers.map(exited));
-    await db.end();
-    await dropScratchDatabase(database.name);
-  });
+  const scratch = scratchWorkerSuite();
 
   it('enrolls every member once and makes one message each after a SIGKILL mid-broadcast', async () => {
+    const { db, url, workers } = scratch;
     await seed(db);
-    workers.push(startWorker(database.url, WORKER_ENV));
-    const boss = createBoss(database.url, 'cli');
+    workers.push(startWorker(url, WORKER_ENV));
+    const boss = createBoss(url, 'cli');
     await boss.start();
     await boss.createQueue(BROADCAST_QUEUE, { ...broadcastJob.queue, expireInSeconds: 2 });
     await db.transaction((tx) => startBroadcast({ boss }, tx, { workspaceId: 'ws_crash', id: 'cmp_crash' }));
@@ -71,7 +57,7 @@ describe('a broadcast survives a killed worker', function () {
     await exited(workers[0]);
     expect(await enrolled(), 'the worker died before the end of the broadcast').to.be.below(MEMBERS);
 
-    workers.push(startWorker(database.url, WORKER_ENV));
+    workers.push(startWorker(url, WORKER_ENV));
     await eventually(
       async () =>
         db.oneFirst(sql.type(z.object({ done: z.boolean() }))`

@@ -3,8 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DatabasePool } from 'slonik';
 import { migrateAll } from '../../src/app/runtime.ts';
-import { sql } from '../../src/db/pool.ts';
+import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import { server } from './server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,4 +36,25 @@ export async function scratchDatabase() {
 
 export async function dropScratchDatabase(name: string) {
   await server().context.db.query(sql.unsafe`drop database ${sql.identifier([name])} with (force)`);
+}
+
+export type ScratchWorkers = { db: DatabasePool; url: string; workers: ChildProcess[] };
+
+/**
+ * Mocha hooks for a suite that kills workers: a scratch database (and a small pool on it) before,
+ * and after, every spawned worker killed and the database dropped. Fields are set by `before`.
+ */
+export function scratchWorkerSuite(): ScratchWorkers {
+  const scratch = { workers: [] } as unknown as ScratchWorkers & { name: string };
+  before(async () => {
+    const database = await scratchDatabase();
+    Object.assign(scratch, database, { db: await createDatabasePool(database.url, { maxPoolSize: 3 }) });
+  });
+  after(async () => {
+    for (const worker of scratch.workers) worker.kill('SIGKILL');
+    await Promise.all(scratch.workers.map(exited));
+    await scratch.db?.end();
+    if (scratch.name) await dropScratchDatabase(scratch.name);
+  });
+  return scratch;
 }

@@ -1,16 +1,14 @@
 // Crash safety: a worker process SIGKILLed in the middle of a batch loses nothing. It runs on a
 // database of its own (created on the test server), so the test server's in-process dispatcher
 // cannot compete for the messages: only the spawned workers deliver them.
-import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
-import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { config } from '../../src/config.ts';
-import { createDatabasePool, sql } from '../../src/db/pool.ts';
+import { sql } from '../../src/db/pool.ts';
 import { emitMany } from '../../src/outbox/emit.ts';
 import { createEndpoint } from '../../src/webhooks/service.ts';
 import { eventually } from '../support/factories.ts';
-import { dropScratchDatabase, exited, scratchDatabase, startWorker } from '../support/spawnedWorker.ts';
+import { exited, scratchWorkerSuite, startWorker } from '../support/spawnedWorker.ts';
 import { type Receiver, startReceiver } from './support.ts';
 
 const MESSAGES = 200;
@@ -26,26 +24,17 @@ const counted = z.object({ n: z.number() });
 describe('webhook delivery survives a killed worker', function () {
   this.timeout(60_000);
   let receiver: Receiver;
-  let database: { name: string; url: string };
-  let db: DatabasePool;
-  const workers: ChildProcess[] = [];
+  const scratch = scratchWorkerSuite();
 
   before(async () => {
-    database = await scratchDatabase();
-    db = await createDatabasePool(database.url, { maxPoolSize: 3 });
     // Slow answers keep a batch in flight long enough to kill the worker in the middle of it.
     receiver = await startReceiver(() => ({ delayMs: 150 }));
   });
 
-  after(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    await Promise.all(workers.map(exited));
-    await receiver.close();
-    await db.end();
-    await dropScratchDatabase(database.name);
-  });
+  after(() => receiver.close());
 
   it('delivers every message at least once after a SIGKILL mid-batch and a restart', async () => {
+    const { db, url, workers } = scratch;
     await db.query(sql.unsafe`insert into workspaces (id, name) values ('ws_crash', 'Crash test')`);
     await createEndpoint(db, config(), 'ws_crash', {
       url: receiver.url,
@@ -64,7 +53,7 @@ describe('webhook delivery survives a killed worker', function () {
       ),
     );
 
-    workers.push(startWorker(database.url, WORKER_ENV));
+    workers.push(startWorker(url, WORKER_ENV));
     await eventually(async () => receiver.requests.length >= 30, 20_000);
     workers[0].kill('SIGKILL');
     await exited(workers[0]);
@@ -77,7 +66,7 @@ describe('webhook delivery survives a killed worker', function () {
     expect(receivedBeforeCrash, 'the worker died before finishing').to.be.below(MESSAGES);
     expect(leased, 'it held leased attempts when it died').to.be.above(0);
 
-    workers.push(startWorker(database.url, WORKER_ENV));
+    workers.push(startWorker(url, WORKER_ENV));
     // Fan-out is paced by what a worker can send, so some events may not have messages yet.
     const messageIds = await eventually(async () => {
       const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from webhook_messages`);
