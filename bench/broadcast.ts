@@ -147,6 +147,22 @@ async function awaitSink(sink: Sink, expected: number, databaseUrl: string) {
       throw new Error(`stalled at ${seen}/${expected} accepted; messages: ${JSON.stringify(statuses)}`);
     }
     await sleep(20);
+    if (process.env.BENCH_TRACE && Math.floor(now() / 1000) !== Math.floor((now() - 20) / 1000)) {
+      const rows = await query(
+        databaseUrl,
+        `select (select count(*) from enrollments) as enrolled, (select count(*) from messages) as messages,
+           (select count(*) from messages where status = 'sent') as sent`,
+      );
+      process.stdout.write(`  ${JSON.stringify({ ...rows[0], accepted: sink.count() })}\n`);
+      if (process.env.BENCH_TRACE === 'waits') {
+        const waits = await query(
+          databaseUrl,
+          `select coalesce(wait_event_type || ':' || wait_event, 'cpu') as wait, state, left(query, 70) as query
+           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+        );
+        for (const row of waits) process.stdout.write(`    ${JSON.stringify(row)}\n`);
+      }
+    }
   }
 }
 

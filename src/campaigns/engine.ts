@@ -3,18 +3,12 @@
 // its campaign (paused: hold it there; archived: exit it), then runs the step and queues the next
 // in the same transaction. Branches and splits decide at once and go on in the same job; a wait
 // arms a delayed job for its own step; a send creates its message (unique per enrollment and step)
-// with its delivery job, and delivers it after the commit.
+// with its delivery job, which sends it.
 import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
-import {
-  type Channel,
-  createMessage,
-  deliverMessage,
-  enqueueDelivery,
-  type MessageTemplate,
-} from '../messages/index.ts';
+import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
   endEnrollment,
@@ -26,10 +20,11 @@ import {
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
 import { pacedUntil } from './pacing.ts';
 import type { BranchCondition } from './schemas.ts';
+import { runStepBatch } from './stepBatch.ts';
 import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 
-const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
-type StepPayload = z.infer<typeof StepPayload>;
+export const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
+export type StepPayload = z.infer<typeof StepPayload>;
 
 /** Control steps chained in one job; a tree holds far fewer, so more means a bug, not a flow. */
 const MAX_HOPS = 1_000;
@@ -39,10 +34,16 @@ const CLOCK_TOLERANCE_MS = 1_000;
 
 type Flow = { app: AppContext; tx: Tx; context: StepContext; cohorts: Record<string, number> };
 
-/** Runs one step job; returns the message to deliver after the commit, if it made one. */
+/** Runs one step job; returns the message it made, if any. */
 async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): Promise<string | null> {
   const context = await lockEnrollment(tx, job.enrollmentId);
   if (context?.status !== 'active' || context.step_key !== job.stepKey) return null;
+  return runLockedStep(app, tx, context);
+}
+
+/** Runs the step an enrollment, locked and checked to be at it, is at. */
+export async function runLockedStep(app: AppContext, tx: Tx, context: StepContext): Promise<string | null> {
+  const stepKey = context.step_key!;
   if (context.campaign_status === 'archived') {
     await endEnrollment(tx, context, { status: 'exited', exitReason: 'archived' });
     return null;
@@ -51,7 +52,7 @@ async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): 
     await holdEnrollment(tx, context.id); // resume queues it again
     return null;
   }
-  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, job.stepKey);
+  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, stepKey);
 }
 
 async function walk(flow: Flow, from: string): Promise<string | null> {
@@ -141,12 +142,9 @@ async function send(flow: Flow, key: string, step: Step): Promise<string | null>
 }
 
 export async function runStep(app: AppContext, payload: StepPayload): Promise<void> {
-  const messageId = await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
-  if (!messageId) return;
-  // The delivery job queued with the message covers a failure here; the claim makes one send.
-  await deliverMessage(app, messageId).catch((error: unknown) => {
-    app.log.warn({ err: error, messageId }, 'campaign send: delivery left to its job');
-  });
+  // The message's send job, queued with it, delivers it: in a broadcast, in batches of many
+  // (messages/deliver.ts), where one delivery here per step job cost a dozen round trips each.
+  await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
 }
 
 export const stepJob: JobDefinition<StepPayload> = {
@@ -155,13 +153,18 @@ export const stepJob: JobDefinition<StepPayload> = {
   queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
   // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
   // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
+  // A broadcast queues a page of first steps at once: they run a batch per transaction (stepBatch.ts).
   work: {
-    batchSize: 20,
+    batchSize: 50,
     burstWhenBatchFull: true,
+    localConcurrency: 2,
     pollingIntervalSeconds: 1,
     notifyPollingIntervalSeconds: 1,
   },
   handler: async (context: AppContext, jobs) => {
-    for (const job of jobs) await runStep(context, StepPayload.parse(job.data));
+    await runStepBatch(
+      context,
+      jobs.map((job) => StepPayload.parse(job.data)),
+    );
   },
 };

@@ -12,23 +12,67 @@ import { createHash } from 'node:crypto';
 import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
 import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
-import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
-import { recordFailure, recordOutcome } from './outcomes.ts';
-import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
-import { findSuppression } from './subscriptionQueries.ts';
+import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
+import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
+import { claimMessages, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { findSuppressions } from './subscriptionQueries.ts';
 import { unsubscribeUrl } from './tokens.ts';
 
 type Services = AppContext;
 
 export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
-  const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
-  if (!claimed) {
-    const current = await findMessageById(app.db, messageId);
-    // Erased with its contact since it was queued: nothing to send, nothing to record.
-    return current?.status ?? 'failed';
+  const statuses = await deliverMessages(app, [messageId]);
+  const status = statuses.get(messageId);
+  if (status) return status;
+  const current = await findMessageById(app.db, messageId);
+  // Erased with its contact since it was queued: nothing to send, nothing to record.
+  return current?.status ?? 'failed';
+}
+
+/**
+ * Delivers a batch (a page of a broadcast's send jobs): one claim, one read of the contacts and
+ * one of their opt-outs for all, the sends in parallel through the pooled transport, and the
+ * accepted ones recorded together. Returns the status of each message it claimed; the others
+ * (already claimed, final, or waiting for a retry) are left alone.
+ */
+export async function deliverMessages(
+  app: Services,
+  messageIds: readonly string[],
+): Promise<Map<string, MessageStatus>> {
+  const leaseMs = app.config.MESSAGE_SEND_LEASE_SECONDS * 1000;
+  const claimed = await claimMessages(app.db, messageIds, leaseMs);
+  const contexts = await findDeliveryContexts(app.db, claimed);
+  const suppressions = await findSuppressions(app.db, claimed);
+  const attempts = await Promise.allSettled(
+    claimed.map((message) => attempt(app, message, contexts.get(message.id), suppressions.get(message.id))),
+  );
+  const statuses = new Map<string, MessageStatus>();
+  const sent: SentDelivery[] = [];
+  for (const [index, result] of attempts.entries()) {
+    if (result.status === 'rejected') continue;
+    if (typeof result.value === 'string') statuses.set(claimed[index].id, result.value);
+    else sent.push(result.value);
   }
-  const context = await findDeliveryContext(app.db, claimed);
-  const suppressed = context ? await suppressionOf(app, claimed, context) : 'the contact no longer exists';
+  // One failure (a lost connection to the database) must not leave the others' sends unrecorded.
+  await recordSent(app, sent);
+  for (const delivery of sent) statuses.set(delivery.message.id, 'sent');
+  const failed = attempts.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return statuses;
+}
+
+/** Sends one claimed message; a send the provider accepted is returned for recordSent, any other outcome is recorded here. */
+async function attempt(
+  app: Services,
+  claimed: MessageRow,
+  context: DeliveryContext | undefined,
+  suppression: string | null | undefined,
+): Promise<MessageStatus | SentDelivery> {
+  const suppressed = !context
+    ? 'the contact no longer exists'
+    : claimed.channel === 'email' && !context.email
+      ? 'the contact has no email address'
+      : (suppression ?? null);
   if (suppressed || !context) {
     return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
   }
@@ -43,18 +87,8 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
+  if (outcome.status === 'sent') return { message: claimed, recipient: outgoing.to, outcome };
   return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
-}
-
-async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
-  if (message.channel === 'email' && !context.email) return 'the contact has no email address';
-  return findSuppression(
-    app.db,
-    message.workspace_id,
-    message.contact_id,
-    message.channel,
-    message.ignore_unsubscribe,
-  );
 }
 
 function fromSendOutcome(outcome: SendOutcome) {

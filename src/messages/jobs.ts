@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
-import { deliverMessage } from './deliver.ts';
+import { deliverMessages } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';
 import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
 
@@ -21,9 +21,14 @@ export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
   queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3_600, notify: true },
   // A retry's job is delayed (startAfter), and no NOTIFY announces it when it comes due: with
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
-  work: { batchSize: 10, burstWhenBatchFull: true, notifyPollingIntervalSeconds: 2 },
+  // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
+  // (deliverMessages), and two batches overlap so the pooled connections never wait for the database.
+  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 2, notifyPollingIntervalSeconds: 2 },
   handler: async (context: AppContext, jobs) => {
-    await Promise.all(jobs.map((job) => deliverMessage(context, SendPayload.parse(job.data).messageId)));
+    await deliverMessages(
+      context,
+      jobs.map((job) => SendPayload.parse(job.data).messageId),
+    );
   },
 };
 

@@ -1,7 +1,7 @@
 // SQL for contact subscriptions (opt-outs per channel, 'all' for the global one) and the one
 // statement messages run on enrollments: the exit of an unsubscribed contact.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
@@ -54,11 +54,22 @@ export async function setSubscription(
   return changed !== null;
 }
 
+type OptOut = { channel: string; reason: string | null };
+
 /**
- * Why a send to this contact on this channel must not happen, or null. Hard bounces and
+ * Why a send on `channel` must not happen given the contact's opt-outs, or null. Hard bounces and
  * complaints hold even for mail sent with ignoreUnsubscribe (the address does not want it or
  * does not exist); other opt-outs do not.
  */
+function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsubscribe: boolean) {
+  const hard = rows.find((row) => row.reason === 'hard_bounce' || row.reason === 'complaint');
+  if (hard) return hard.reason === 'hard_bounce' ? 'hard bounce' : 'complaint';
+  if (ignoreUnsubscribe) return null;
+  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
+  if (rows.length > 0) return `unsubscribed from ${channel}`;
+  return null;
+}
+
 export async function findSuppression(
   db: Db,
   workspaceId: string,
@@ -71,12 +82,49 @@ export async function findSuppression(
     where workspace_id = ${workspaceId} and contact_id = ${contactId} and status = 'unsubscribed'
       and channel in (${channel}, 'all')
   `);
-  const hard = rows.find((row) => row.reason === 'hard_bounce' || row.reason === 'complaint');
-  if (hard) return hard.reason === 'hard_bounce' ? 'hard bounce' : 'complaint';
-  if (ignoreUnsubscribe) return null;
-  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
-  if (rows.length > 0) return `unsubscribed from ${channel}`;
-  return null;
+  return suppressionReason(rows, channel, ignoreUnsubscribe);
+}
+
+export type Recipient = {
+  id: string;
+  workspace_id: string;
+  contact_id: string;
+  channel: string;
+  ignore_unsubscribe: boolean;
+};
+
+/** findSuppression for a batch of messages in one statement: message id → reason (null: may send). */
+export async function findSuppressions(
+  db: Db,
+  messages: readonly Recipient[],
+): Promise<Map<string, string | null>> {
+  const keys = messages.map(({ id, workspace_id, contact_id, channel }) => ({
+    id,
+    workspace_id,
+    contact_id,
+    channel,
+  }));
+  const rows =
+    keys.length === 0
+      ? []
+      : await db.any(sql.type(
+          z.object({ id: z.string(), channel: z.string(), reason: z.string().nullable() }),
+        )`
+    select r.id, s.channel, s.reason
+    from jsonb_to_recordset(${jsonbRows(keys)}) as r(id text, workspace_id text, contact_id text, channel text)
+    join contact_subscriptions s on s.workspace_id = r.workspace_id and s.contact_id = r.contact_id
+      and s.status = 'unsubscribed' and s.channel in (r.channel, 'all')
+  `);
+  return new Map(
+    messages.map((message) => [
+      message.id,
+      suppressionReason(
+        rows.filter((row) => row.id === message.id),
+        message.channel,
+        message.ignore_unsubscribe,
+      ),
+    ]),
+  );
 }
 
 /**
