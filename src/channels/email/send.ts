@@ -6,7 +6,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../http/context.ts';
 import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { SecretDecryptionError } from '../../secrets/index.ts';
-import { findChannelConfig } from '../queries.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
 import type { EmailSettings } from './service.ts';
 import { transportFor } from './transport.ts';
@@ -89,13 +89,29 @@ export function mailOptions(settings: EmailSettings, message: EmailMessage): Sen
 
 export type Delivered = { accepted: string[]; response: string; messageId: string };
 
+const readsInFlight = new Map<string, Promise<ChannelConfigRow | null>>();
+
+/**
+ * The workspace's email configuration. Sends that start while a read of it is in flight share that
+ * read (a batch of a broadcast sends fifty at once): a change takes effect within one read's time,
+ * as every send still reads the row, or joins a read, after it starts.
+ */
+function currentEmailConfig(app: AppContext, workspaceId: string): Promise<ChannelConfigRow | null> {
+  let read = readsInFlight.get(workspaceId);
+  if (!read) {
+    read = findChannelConfig(app.db, workspaceId, 'email').finally(() => readsInFlight.delete(workspaceId));
+    readsInFlight.set(workspaceId, read);
+  }
+  return read;
+}
+
 /** Sends or throws what nodemailer threw; null when the workspace has no email channel. */
 export async function deliverEmail(
   app: AppContext,
   workspaceId: string,
   message: EmailMessage,
 ): Promise<Delivered | null> {
-  const row = await findChannelConfig(app.db, workspaceId, 'email');
+  const row = await currentEmailConfig(app, workspaceId);
   if (!row) return null;
   const { settings, transporter } = await transportFor(app, row);
   const info = await transporter.sendMail(mailOptions(settings, message));
