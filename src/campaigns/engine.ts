@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
-import type { JobDefinition } from '../jobs/definition.ts';
 import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
@@ -20,8 +19,7 @@ import {
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
 import { pacedUntil } from './pacing.ts';
 import type { BranchCondition } from './schemas.ts';
-import { runStepBatch } from './stepBatch.ts';
-import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
+import { enqueueSteps } from './stepQueue.ts';
 
 export const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
 export type StepPayload = z.infer<typeof StepPayload>;
@@ -146,25 +144,3 @@ export async function runStep(app: AppContext, payload: StepPayload): Promise<vo
   // (messages/deliver.ts), where one delivery here per step job cost a dozen round trips each.
   await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
 }
-
-export const stepJob: JobDefinition<StepPayload> = {
-  name: STEP_QUEUE,
-  // notify: a step queued now runs now, not at the worker's next poll.
-  queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
-  // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
-  // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
-  // A broadcast queues a page of first steps at once: they run a batch per transaction (stepBatch.ts).
-  work: {
-    batchSize: 50,
-    burstWhenBatchFull: true,
-    localConcurrency: 2,
-    pollingIntervalSeconds: 1,
-    notifyPollingIntervalSeconds: 1,
-  },
-  handler: async (context: AppContext, jobs) => {
-    await runStepBatch(
-      context,
-      jobs.map((job) => StepPayload.parse(job.data)),
-    );
-  },
-};

@@ -7,12 +7,13 @@
 // same transaction. A job that is not at its enrollment's step is stale and does nothing, as alone.
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
+import type { JobDefinition } from '../jobs/definition.ts';
 import { type Channel, createCampaignMessages } from '../messages/index.ts';
-import { runLockedStep, type StepPayload, templateOf } from './engine.ts';
+import { runLockedStep, StepPayload, templateOf } from './engine.ts';
 import { completeEnrollments, lockEnrollments, moveEnrollments, type StepContext } from './engineQueries.ts';
 import { nextStepKey, type Step, stepAt } from './flow.ts';
 import { readPacing } from './pacing.ts';
-import { enqueueSteps } from './stepQueue.ts';
+import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 
 type Send = { context: StepContext; key: string; step: Step };
 
@@ -79,3 +80,25 @@ async function sendAll(app: AppContext, tx: Tx, sends: readonly Send[]): Promise
       .map(({ context }) => ({ context, cohorts: context.cohorts })),
   );
 }
+
+export const stepJob: JobDefinition<StepPayload> = {
+  name: STEP_QUEUE,
+  // notify: a step queued now runs now, not at the worker's next poll.
+  queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
+  // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
+  // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
+  // A broadcast queues a page of first steps at once: they run a batch per transaction (stepBatch.ts).
+  work: {
+    batchSize: 50,
+    burstWhenBatchFull: true,
+    localConcurrency: 2,
+    pollingIntervalSeconds: 1,
+    notifyPollingIntervalSeconds: 1,
+  },
+  handler: async (context: AppContext, jobs) => {
+    await runStepBatch(
+      context,
+      jobs.map((job) => StepPayload.parse(job.data)),
+    );
+  },
+};

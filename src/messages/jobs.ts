@@ -23,7 +23,7 @@ export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
   // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
   // (deliverMessages), and two batches overlap so the pooled connections never wait for the database.
-  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 2, notifyPollingIntervalSeconds: 2 },
+  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 4, notifyPollingIntervalSeconds: 2 },
   handler: async (context: AppContext, jobs) => {
     await deliverMessages(
       context,
