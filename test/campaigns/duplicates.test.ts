@@ -3,6 +3,7 @@
 // for its lock and then finds it moved on; one message, one email.
 import { expect } from 'chai';
 import { runStep } from '../../src/campaigns/engine.ts';
+import { runStepBatch } from '../../src/campaigns/stepBatch.ts';
 import { sql } from '../../src/db/pool.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
@@ -44,5 +45,49 @@ describe('campaigns: a step never sends twice', () => {
     expect(messages.body.total).to.equal(1);
     await new Promise((resolve) => setTimeout(resolve, 300)); // any second send would have landed
     expect((await sink.received()).filter((r) => r.to.includes('once@duplicates.test'))).to.have.length(1);
+  });
+
+  it('runs a batch of step jobs with duplicates and stale ones, twice, and sends one message per enrollment', async () => {
+    const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    const campaignId = await activeCampaign(admin, base, {
+      steps: [
+        { type: 'send', channel: 'email', subject: 'Batch', body: '<p>Batch</p>' },
+        { type: 'wait', duration: 'P1D' },
+      ],
+    });
+    const emails = ['first@batch.test', 'second@batch.test'];
+    const contacts = [];
+    for (const email of emails) {
+      const contact = await createContact(admin, base, { email });
+      await track(admin, base, { type: 'signup', contactId: contact.id });
+      contacts.push(contact);
+    }
+    const enrollmentIds = await server().context.db.anyFirst(sql.unsafe`
+      select id from enrollments where campaign_id = ${campaignId} order by id`);
+    // The worker runs the real jobs meanwhile; the batch repeats one, and holds a stale one.
+    const jobs = [
+      ...enrollmentIds.map((id) => ({ enrollmentId: String(id), stepKey: '0' })),
+      { enrollmentId: String(enrollmentIds[0]), stepKey: '0' },
+      { enrollmentId: String(enrollmentIds[1]), stepKey: '1' },
+    ];
+    await Promise.all([runStepBatch(server().context, jobs), runStepBatch(server().context, jobs)]);
+    for (const contact of contacts)
+      await enrollmentWhen(
+        admin,
+        base,
+        campaignId,
+        contact.id,
+        (e) => e.stepKey === '1' && e.nextStepAt !== null,
+      );
+    await runStepBatch(server().context, jobs);
+    const received = async (email: string) => (await sink.received()).filter((r) => r.to.includes(email));
+    await eventually(
+      async () => (await received(emails[0])).length > 0 && (await received(emails[1])).length > 0,
+    );
+    const messages = await admin.get(`${base}/messages?campaignId=${campaignId}`);
+    expect(messages.body.total).to.equal(2);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // any second send would have landed
+    for (const email of emails) expect(await received(email)).to.have.length(1);
   });
 });
