@@ -108,6 +108,20 @@ export function templateOf(step: Step): MessageTemplate {
   return { subject: '', html: String(step.text), text: String(step.text) };
 }
 
+/** The message a send step makes for an enrollment. */
+export function stepMessage(context: StepContext, key: string, step: Step) {
+  return {
+    workspaceId: context.workspace_id,
+    contactId: context.contact_id,
+    channel: step.channel as Channel,
+    campaignId: context.campaign_id,
+    enrollmentId: context.id,
+    stepKey: key,
+    template: templateOf(step),
+    triggerEventId: context.trigger_event_id,
+  };
+}
+
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
 async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
   const { app, tx, context } = flow;
@@ -118,16 +132,7 @@ async function send(flow: Flow, key: string, step: Step): Promise<string | null>
     await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: key, startAfter: paced }]);
     return null;
   }
-  const message = await createMessage(tx, {
-    workspaceId: context.workspace_id,
-    contactId: context.contact_id,
-    channel: step.channel as Channel,
-    campaignId: context.campaign_id,
-    enrollmentId: context.id,
-    stepKey: key,
-    template: templateOf(step),
-    triggerEventId: context.trigger_event_id,
-  });
+  const message = await createMessage(tx, stepMessage(context, key, step));
   if (message.created) await enqueueDelivery(app, tx, message.id);
   const next = nextStepKey(context.steps, key);
   if (next === null) {

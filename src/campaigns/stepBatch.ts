@@ -8,8 +8,8 @@
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
-import { type Channel, createCampaignMessages } from '../messages/index.ts';
-import { runLockedStep, StepPayload, templateOf } from './engine.ts';
+import { createCampaignMessages } from '../messages/index.ts';
+import { runLockedStep, StepPayload, stepMessage } from './engine.ts';
 import { completeEnrollments, lockEnrollments, moveEnrollments, type StepContext } from './engineQueries.ts';
 import { nextStepKey, type Step, stepAt } from './flow.ts';
 import { readPacing } from './pacing.ts';
@@ -53,16 +53,7 @@ async function sendAll(app: AppContext, tx: Tx, sends: readonly Send[]): Promise
   await createCampaignMessages(
     app,
     tx,
-    sends.map(({ context, key, step }) => ({
-      workspaceId: context.workspace_id,
-      contactId: context.contact_id,
-      channel: step.channel as Channel,
-      campaignId: context.campaign_id,
-      enrollmentId: context.id,
-      stepKey: key,
-      template: templateOf(step),
-      triggerEventId: context.trigger_event_id,
-    })),
+    sends.map(({ context, key, step }) => stepMessage(context, key, step)),
   );
   const moves = sends.flatMap(({ context, key }) => {
     const next = nextStepKey(context.steps, key);
