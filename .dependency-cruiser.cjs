@@ -11,6 +11,7 @@ const FEATURE_ORDER = [
   'events',
   'scoring',
   'campaigns',
+  'feedback',
   'messages',
   'segments',
   'contacts',

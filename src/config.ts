@@ -44,6 +44,22 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: `must be one of ${values.join(', ')}` });
 }
 
+/**
+ * A regular expression that must match a whole value (anchored here, so `amazonaws\.com` cannot
+ * match `amazonaws.com.evil.example`), compiled once so a bad one stops start-up by name.
+ */
+const wholeMatch = z.string().transform((source, ctx) => {
+  try {
+    return new RegExp(`^(?:${source})$`, 'i');
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a regular expression, e.g. ^sns\\.[a-z0-9-]+\\.amazonaws\\.com$',
+    });
+    return z.NEVER;
+  }
+});
+
 /** Five cron fields, read by the parser pg-boss schedules with, so what passes here will run. */
 const cronExpression = z.string().refine((value) => {
   if (value.trim().split(/\s+/).length !== 5) return false;
@@ -158,6 +174,12 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Provider feedback: the hosts SNS signing certificates and subscription URLs may come from
+  // (host[:port] of an https URL; tests point it at a local server), how long those fetches may
+  // take, and how many soft bounces in a row suppress an address.
+  SNS_CERT_HOST_PATTERN: wholeMatch.default(/^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/i),
+  SNS_FETCH_TIMEOUT_MS: durationMs(10_000),
+  FEEDBACK_SOFT_BOUNCE_LIMIT: wholeNumber(1, 100).default(3),
 });
 
 export type Config = Omit<

@@ -11,6 +11,7 @@ import * as campaigns from '../campaigns/feature.ts';
 import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
+import * as feedback from '../feedback/feature.ts';
 import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as scoring from '../scoring/feature.ts';
@@ -25,6 +26,7 @@ export {
   channels,
   contacts,
   events,
+  feedback,
   health,
   messages,
   scoring,

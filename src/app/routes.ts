@@ -8,6 +8,7 @@ import {
   channels,
   contacts,
   events,
+  feedback,
   health,
   messages,
   scoring,
@@ -30,5 +31,6 @@ export function allRoutes(): RouteDefinition[] {
     ...scoring.routes,
     ...webhooks.routes,
     ...messages.routes,
+    ...feedback.routes,
   ];
 }

@@ -1,6 +1,7 @@
 // What the composition layer collects from channels: its routes, and what to close on shutdown.
+import { emailFeedbackRoutes } from './email/feedbackRoutes.ts';
 import { emailChannelRoutes } from './email/routes.ts';
 
-export const routes = [...emailChannelRoutes];
+export const routes = [...emailChannelRoutes, ...emailFeedbackRoutes];
 
 export { closeChannels as shutdown } from './index.ts';

@@ -5,7 +5,14 @@ import { emailChannel } from './email/channel.ts';
 import type { Channel, OutgoingMessage, SendOutcome } from './types.ts';
 
 export { emailChannel } from './email/channel.ts';
-export { classifySmtpError } from './email/send.ts';
+export {
+  FEEDBACK_PROVIDERS,
+  type FeedbackEndpointRow,
+  type FeedbackProvider,
+  findFeedbackEndpointById,
+} from './email/feedbackQueries.ts';
+export { openPostmarkCredentials } from './email/feedbackService.ts';
+export { classifySmtpError, FEEDBACK_MESSAGE_ID } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';

@@ -4,6 +4,14 @@
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';
+// Provider feedback (bounces, complaints, deliveries) applied to a message.
+export {
+  type FeedbackMessage,
+  findFeedbackMessage,
+  recordBounce,
+  recordComplaint,
+  recordDelivered,
+} from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
 export {
   CHANNELS,
