@@ -76,11 +76,13 @@ export async function recordBounce(
   message: FeedbackMessage,
   bounce: FeedbackDetail & { bounceType: 'hard' | 'soft'; softBounceLimit: number },
 ) {
+  // A provider reports each deferral of one message: the run counts messages, not reports.
+  const firstSoft = bounce.bounceType === 'soft' && !(await hasSoftBounced(tx, message));
   await insertMessageEvent(tx, message, 'bounced', { bounceType: bounce.bounceType, ...detailOf(bounce) });
   if (bounce.bounceType === 'hard') {
     await markBounced(tx, message, bounce.reason ?? 'hard bounce');
     await suppressEmail(tx, message, 'hard_bounce');
-  } else if ((await countSoftBounce(tx, message)) >= bounce.softBounceLimit) {
+  } else if (firstSoft && (await countSoftBounce(tx, message)) >= bounce.softBounceLimit) {
     await suppressEmail(tx, message, 'soft_bounces');
   }
   await emit(tx, {
@@ -109,6 +111,13 @@ async function suppressEmail(
     reason,
     messageId: message.id,
   });
+}
+
+async function hasSoftBounced(tx: Db, message: FeedbackMessage): Promise<boolean> {
+  return tx.exists(sql.unsafe`
+    select 1 from message_events
+    where workspace_id = ${message.workspace_id} and message_id = ${message.id} and type = 'bounced' and detail ->> 'bounceType' = 'soft'
+  `);
 }
 
 /** The contact's soft bounces in a row, this one included. */

@@ -1,11 +1,10 @@
 import { NotFoundError } from '../../http/errors.ts';
 import { access, defineRoute } from '../../http/route.ts';
 import { WorkspaceParams } from '../../http/validation.ts';
-import { deleteFeedbackEndpoint, listFeedbackEndpoints } from './feedbackQueries.ts';
+import { deleteFeedbackEndpoint, FEEDBACK_PROVIDERS, listFeedbackEndpoints } from './feedbackQueries.ts';
 import {
   FeedbackEndpointList,
   FeedbackEndpointSchema,
-  FeedbackProviderParams,
   PutPostmarkFeedbackBody,
   PutSendgridFeedbackBody,
   PutSesFeedbackBody,
@@ -97,23 +96,26 @@ export const emailFeedbackRoutes = [
       body: toFeedbackEndpoint(app.config, await putPostmarkEndpoint(app.db, workspaceId, body)),
     }),
   }),
-  defineRoute({
-    method: 'delete',
-    path: `${path}/{provider}`,
-    operationId: 'channels.email.feedback.delete',
-    summary: 'Remove a provider feedback endpoint and its receipt log',
-    tags,
-    access: write,
-    params: FeedbackProviderParams,
-    responses: { 204: { description: 'Removed: its URL answers 404 from now on' } },
-    errors: { 404: 'The workspace does not exist here, or it has no endpoint for this provider.' },
-    handler: async ({ app, workspaceId, params }) => {
-      if (!(await deleteFeedbackEndpoint(app.db, workspaceId, params.provider)))
-        throw new NotFoundError(
-          'Feedback endpoint',
-          `This workspace has no ${params.provider} feedback endpoint.`,
-        );
-      return { status: 204 };
-    },
-  }),
+  // One per provider, beside its PUT: a static path owns its methods (src/http/app.ts).
+  ...FEEDBACK_PROVIDERS.map((provider) =>
+    defineRoute({
+      method: 'delete',
+      path: `${path}/${provider}`,
+      operationId: `channels.email.feedback.delete${provider[0].toUpperCase()}${provider.slice(1)}`,
+      summary: `Remove the ${provider} feedback endpoint and its receipt log`,
+      tags,
+      access: write,
+      params: WorkspaceParams,
+      responses: { 204: { description: 'Removed: its URL answers 404 from now on' } },
+      errors: { 404: `The workspace does not exist here, or it has no ${provider} feedback endpoint.` },
+      handler: async ({ app, workspaceId }) => {
+        if (!(await deleteFeedbackEndpoint(app.db, workspaceId, provider)))
+          throw new NotFoundError(
+            'Feedback endpoint',
+            `This workspace has no ${provider} feedback endpoint.`,
+          );
+        return { status: 204 };
+      },
+    }),
+  ),
 ];

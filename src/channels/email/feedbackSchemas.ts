@@ -3,10 +3,7 @@
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
 import '../../http/zodOpenApi.ts';
-import { Timestamp, WorkspaceParams } from '../../http/validation.ts';
-import { FEEDBACK_PROVIDERS } from './feedbackQueries.ts';
-
-export const FeedbackProviderParams = WorkspaceParams.extend({ provider: z.enum(FEEDBACK_PROVIDERS) });
+import { Timestamp } from '../../http/validation.ts';
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 

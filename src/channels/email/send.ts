@@ -69,6 +69,8 @@ export function classifySmtpError(error: unknown): SmtpFailure {
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1);
 
+type Headers = Record<string, string | { prepared: boolean; value: string }>;
+
 /** The name our message id goes under where a provider echoes values back in its feedback. */
 export const FEEDBACK_MESSAGE_ID = 'switchboard_message_id';
 
@@ -77,11 +79,14 @@ export const FEEDBACK_MESSAGE_ID = 'switchboard_message_id';
  * message: SES message tags (configuration-set events), SendGrid unique args (top-level keys of
  * each event), Postmark metadata. Only for the providers the workspace receives feedback from.
  */
-function feedbackHeaders(providers: readonly FeedbackProvider[], messageId: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+function feedbackHeaders(providers: readonly FeedbackProvider[], messageId: string): Headers {
+  const headers: Headers = {};
   if (providers.includes('ses')) headers['X-SES-MESSAGE-TAGS'] = `${FEEDBACK_MESSAGE_ID}=${messageId}`;
-  if (providers.includes('sendgrid'))
-    headers['X-SMTPAPI'] = JSON.stringify({ unique_args: { [FEEDBACK_MESSAGE_ID]: messageId } });
+  if (providers.includes('sendgrid')) {
+    // Prepared: SendGrid reads the JSON as written, and nodemailer would MIME-encode its quotes.
+    const value = JSON.stringify({ unique_args: { [FEEDBACK_MESSAGE_ID]: messageId } });
+    headers['X-SMTPAPI'] = { prepared: true, value };
+  }
   if (providers.includes('postmark')) headers[`X-PM-Metadata-${FEEDBACK_MESSAGE_ID}`] = messageId;
   return headers;
 }
@@ -103,7 +108,7 @@ export function mailOptions(
   message: EmailMessage,
   feedbackProviders: readonly FeedbackProvider[] = [],
 ): SendMailOptions {
-  const headers: Record<string, string> = {
+  const headers: Headers = {
     'X-Switchboard-Message-Id': message.id,
     ...feedbackHeaders(feedbackProviders, message.id),
   };
