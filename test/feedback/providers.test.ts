@@ -1,17 +1,10 @@
 // SendGrid (events signed with a local P-256 key) and Postmark (basic auth or a secret header)
 // feedback, and the endpoints' configuration under …/channels/email/feedback.
 import { expect } from 'chai';
-import {
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  sendHi,
-  suiteSink,
-  waitForStatus,
-} from '../messages/support.ts';
+import { messagingWorkspace, outgoing, suiteSink, waitForStatus } from '../messages/support.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient } from '../support/factories.ts';
-import { configureFeedback, sendgridKeys } from './support.ts';
+import { configureFeedback, sendgridKeys, sentMessage, timelineOf } from './support.ts';
 
 const SIGNATURE = 'X-Twilio-Email-Event-Webhook-Signature';
 const TIMESTAMP = 'X-Twilio-Email-Event-Webhook-Timestamp';
@@ -19,16 +12,6 @@ const anonymous = new Client();
 
 describe('provider feedback: SendGrid and Postmark', () => {
   const sink = suiteSink();
-
-  async function sentMessage(provider: string, settings: object) {
-    const workspace = await messagingWorkspace(sink);
-    const endpoint = await configureFeedback(workspace.admin, workspace.workspaceId, provider, settings);
-    const email = `${provider}.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
-    const contactId = await makeContact(workspace.client, workspace.base, { email });
-    const sent = await sendHi(workspace.client, workspace.base, contactId);
-    const message = await waitForStatus(workspace.client, workspace.base, sent.body.id, 'sent');
-    return { ...workspace, endpoint, email, contactId, message };
-  }
 
   describe('SendGrid', () => {
     const keys = sendgridKeys();
@@ -44,6 +27,7 @@ describe('provider feedback: SendGrid and Postmark', () => {
 
     it('applies signed events found by the custom arg and by sg_message_id; a replayed batch changes nothing', async () => {
       const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+        sink,
         'sendgrid',
         {
           publicKey: keys.publicKey,
@@ -80,8 +64,8 @@ describe('provider feedback: SendGrid and Postmark', () => {
         'applied',
         'applied',
       ]);
-      const detail = await waitForStatus(client, base, message.id, 'bounced');
-      expect(detail.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
+      await waitForStatus(client, base, message.id, 'bounced');
+      expect(await timelineOf(client, base, message.id)).to.deep.equal([
         'queued',
         'sent',
         'delivered',
@@ -106,7 +90,7 @@ describe('provider feedback: SendGrid and Postmark', () => {
     });
 
     it('refuses a missing or wrong signature, or a body changed after signing, with 401 and logs nothing', async () => {
-      const { admin, workspaceId, endpoint, email, message } = await sentMessage('sendgrid', {
+      const { admin, workspaceId, endpoint, email, message } = await sentMessage(sink, 'sendgrid', {
         publicKey: keys.publicKey,
       });
       const body = JSON.stringify([
@@ -141,6 +125,7 @@ describe('provider feedback: SendGrid and Postmark', () => {
 
     it('takes a spam complaint with basic auth (Metadata echoes our id) and refuses wrong credentials', async () => {
       const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+        sink,
         'postmark',
         {
           basicAuth: { username: 'postmark', password: 'pm-secret-1' },
@@ -172,6 +157,7 @@ describe('provider feedback: SendGrid and Postmark', () => {
 
     it('takes a hard bounce with a secret header, found by the provider id; an unknown message is recorded and answered 200', async () => {
       const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+        sink,
         'postmark',
         {
           header: { name: 'X-Feedback-Secret', value: 'hdr-secret' },

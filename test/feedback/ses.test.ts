@@ -4,25 +4,20 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
-import {
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  sendHi,
-  suiteSink,
-  waitForStatus,
-} from '../messages/support.ts';
+import { messagingWorkspace, outgoing, sendHi, suiteSink, waitForStatus } from '../messages/support.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
   configureFeedback,
   type FakeSns,
   postSns,
+  sentMessage,
   signSns,
   snsNotification,
   startFakeSns,
   suiteWebTrustingLocalSns,
   TOPIC_ARN,
+  timelineOf,
 } from './support.ts';
 
 const countRows = async (table: 'email_feedback_receipts' | 'email_feedback_events', workspaceId: string) =>
@@ -39,19 +34,6 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
   after(() => sns.close());
 
-  /** A workspace with SES feedback configured and one message sent to a new contact. */
-  async function sentMessage() {
-    const workspace = await messagingWorkspace(sink);
-    const endpoint = await configureFeedback(workspace.admin, workspace.workspaceId, 'ses', {
-      topicArn: TOPIC_ARN,
-    });
-    const email = `ses.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
-    const contactId = await makeContact(workspace.client, workspace.base, { email });
-    const sent = await sendHi(workspace.client, workspace.base, contactId);
-    const message = await waitForStatus(workspace.client, workspace.base, sent.body.id, 'sent');
-    return { ...workspace, endpoint, email, contactId, message };
-  }
-
   const bounce = (bounceType: string, mail: object, email: string) => ({
     notificationType: 'Bounce',
     bounce: {
@@ -64,7 +46,7 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
 
   it('stores the provider id from the SMTP reply and sends the SES message tag', async () => {
-    const { message, email } = await sentMessage();
+    const { message, email } = await sentMessage(sink, 'ses', { topicArn: TOPIC_ARN });
     expect(message.providerId).to.match(/^sink-\d+$/);
     const got = (await sink.received()).find((r) => r.to.includes(email))!;
     expect(got.headers['x-ses-message-tags']).to.equal(`switchboard_message_id=${message.id}`);
@@ -72,7 +54,11 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
 
   it('applies a version 1 hard bounce found by SES’s message id: bounced, suppressed, webhook; a replay changes nothing', async () => {
-    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage();
+    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+      sink,
+      'ses',
+      { topicArn: TOPIC_ARN },
+    );
     const envelope = signSns(
       snsNotification(sns, bounce('Permanent', { messageId: message.providerId }, email)),
       '1',
@@ -107,7 +93,11 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
 
   it('applies a version 2 complaint and a delivery found by the echoed message tag', async () => {
-    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage();
+    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+      sink,
+      'ses',
+      { topicArn: TOPIC_ARN },
+    );
     const mail = { messageId: 'ses-id-not-ours', tags: { switchboard_message_id: [message.id] } };
     const certFetches = sns.certFetches();
     const delivery = signSns(
@@ -133,8 +123,7 @@ describe('provider feedback: Amazon SES through SNS', () => {
     // The signing certificate is fetched once and kept.
     expect(sns.certFetches()).to.be.at.most(Math.max(certFetches, 1));
 
-    const detail = await client.get(`${base}/messages/${message.id}`);
-    expect(detail.body.timeline.map((entry: { type: string }) => entry.type)).to.deep.equal([
+    expect(await timelineOf(client, base, message.id)).to.deep.equal([
       'queued',
       'sent',
       'delivered',
@@ -154,7 +143,7 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
 
   it('refuses a tampered message, another topic and a certificate off the SNS hosts with 401, storing nothing', async () => {
-    const { workspaceId, endpoint, email, message } = await sentMessage();
+    const { workspaceId, endpoint, email, message } = await sentMessage(sink, 'ses', { topicArn: TOPIC_ARN });
     const signed = signSns(
       snsNotification(sns, bounce('Permanent', { messageId: message.providerId }, email)),
       '2',
@@ -216,7 +205,11 @@ describe('provider feedback: Amazon SES through SNS', () => {
   });
 
   it('records a notification about an unknown message and answers 200; soft bounces suppress after FEEDBACK_SOFT_BOUNCE_LIMIT', async () => {
-    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage();
+    const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+      sink,
+      'ses',
+      { topicArn: TOPIC_ARN },
+    );
     const unknown = signSns(
       snsNotification(sns, bounce('Permanent', { messageId: 'nobody-knows' }, email)),
       '2',

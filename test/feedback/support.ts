@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import { expect } from 'chai';
+import { makeContact, messagingWorkspace, type Sink, sendHi, waitForStatus } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
 import { type SecondWeb, startSecondWeb } from '../support/server.ts';
 
@@ -132,4 +133,21 @@ export async function configureFeedback(admin: Client, workspaceId: string, prov
   const put = await admin.put(`/api/workspaces/${workspaceId}/channels/email/feedback/${provider}`, body);
   expect(put.status, put.text).to.equal(200);
   return put.body as { id: string; url: string };
+}
+
+/** A workspace with the provider's feedback endpoint configured and one email sent (through the sink) to a new contact. */
+export async function sentMessage(sink: Sink, provider: string, settings: object) {
+  const workspace = await messagingWorkspace(sink);
+  const endpoint = await configureFeedback(workspace.admin, workspace.workspaceId, provider, settings);
+  const email = `${provider}.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
+  const contactId = await makeContact(workspace.client, workspace.base, { email });
+  const sent = await sendHi(workspace.client, workspace.base, contactId);
+  const message = await waitForStatus(workspace.client, workspace.base, sent.body.id, 'sent');
+  return { ...workspace, endpoint, email, contactId, message };
+}
+
+/** The types of a message's timeline entries, oldest first. */
+export async function timelineOf(client: Client, base: string, messageId: string): Promise<string[]> {
+  const detail = await client.get(`${base}/messages/${messageId}`);
+  return detail.body.timeline.map((entry: { type: string }) => entry.type);
 }
