@@ -89,6 +89,30 @@ describe('provider feedback: SendGrid and Postmark', () => {
       expect(await outgoing(workspaceId, 'message.delivered')).to.have.length(1);
     });
 
+    it('counts a message deferred again and again as one soft bounce towards suppression', async () => {
+      const { client, base, workspaceId, endpoint, email, contactId, message } = await sentMessage(
+        sink,
+        'sendgrid',
+        { publicKey: keys.publicKey },
+      );
+      const deferrals = JSON.stringify(
+        [1, 2, 3, 4].map((attempt) => ({
+          email,
+          event: 'deferred',
+          attempt: String(attempt),
+          response: '451 4.7.1 try later',
+          sg_event_id: `sg-def-${message.id}-${attempt}`,
+          switchboard_message_id: message.id,
+        })),
+      );
+      const answered = await post(endpoint.id, deferrals, signed(deferrals));
+      expect(answered.status, answered.text).to.equal(200);
+      expect(await outgoing(workspaceId, 'message.bounced')).to.have.length(4);
+      const subscriptions = await client.get(`${base}/contacts/${contactId}/subscriptions`);
+      const state = subscriptions.body.subscriptions.find((s: { channel: string }) => s.channel === 'email');
+      expect(state.status).to.equal('subscribed');
+    });
+
     it('refuses a missing or wrong signature, or a body changed after signing, with 401 and logs nothing', async () => {
       const { admin, workspaceId, endpoint, email, message } = await sentMessage(sink, 'sendgrid', {
         publicKey: keys.publicKey,
