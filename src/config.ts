@@ -76,6 +76,14 @@ const encryptionKeys = z
     return keys;
   });
 
+/** Comma-separated secrets, the first signs and every one verifies (rotation). */
+const secretList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()))
+  .refine((parts) => parts.every((part) => part.length >= 32), {
+    message: 'must be secrets of at least 32 characters each, comma-separated when several',
+  });
+
 const hostList = z.string().transform((value) =>
   value
     .split(',')
@@ -158,6 +166,10 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Signs open and click tracking links; unset: derived from the session secret.
+  TRACKING_SECRET: secretList.optional(),
+  // A hit sooner than this after the send is a machine's (gateways fetch mail on arrival).
+  TRACKING_MIN_SECONDS_AFTER_SEND: wholeNumber(0, 3_600, ' of seconds').default(5),
 });
 
 export type Config = Omit<
