@@ -7,20 +7,19 @@
 // person's click on a tracked link (a browser's user agent, a message sent a minute earlier):
 // the token is verified, the hit classified and stored (group commit), and the browser redirected.
 // The baseline is a bare Express app that only verifies the same HMAC token and redirects. The
-// load comes from a worker thread (an undici Pool, BENCH_CONNECTIONS requests in flight).
+// load comes from a worker thread (bench/load.ts, BENCH_CONNECTIONS requests in flight).
 // After the runs, the worker's half is timed on its own: every stored hit classified and ingested
 // as a message.click event through the events pipeline (segments, campaigns, scoring, webhooks).
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import express from 'express';
-import { Pool } from 'undici';
 import { z } from 'zod';
+import { type LoadResult, listenBaseline, printTable, runLoad, startService } from './load.ts';
 
 type Case = { name: string; paths: string[] };
-type Result = { name: string; requests: number; errors: number; seconds: number; p50: number; p99: number };
+type Result = LoadResult;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -28,92 +27,11 @@ const MESSAGES = 500;
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-// ---- load generator (worker thread) ----
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : Number.NaN;
-}
-
-async function drive(origin: string, target: Case, seconds: number, connections: number): Promise<Result> {
-  const pool = new Pool(origin, { connections, pipelining: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const started = performance.now();
-      const path = target.paths[next++ % target.paths.length];
-      const response = await pool.request({ method: 'GET', path, headers: { 'user-agent': CHROME } });
-      await response.body.dump();
-      if (response.statusCode !== 302) errors++;
-      latencies.push(performance.now() - started);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, loop));
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    name: target.name,
-    requests: latencies.length,
-    errors,
-    seconds: elapsed,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-  };
-}
-
-if (!isMainThread) {
-  const { origin, target, seconds, connections } = workerData as {
-    origin: string;
-    target: Case;
-    seconds: number;
-    connections: number;
-  };
-  parentPort?.postMessage(await drive(origin, target, seconds, connections));
-}
-
 function runCase(origin: string, target: Case, seconds = SECONDS): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), {
-      workerData: { origin, target, seconds, connections: CONNECTIONS },
-    });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  return runLoad(origin, { ...target, headers: { 'user-agent': CHROME }, status: 302 }, seconds, CONNECTIONS);
 }
 
 // ---- service, baseline and fixtures (main thread) ----
-
-async function startService(dataDir: string) {
-  Object.assign(process.env, {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
-    ENCRYPTION_KEY: 'a'.repeat(64),
-    DATA_DIR: dataDir,
-  });
-  const { freePort, startEmbeddedDatabase } = await import('../src/db/embedded.ts');
-  const database = process.env.BENCH_DATABASE_URL
-    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  const { config } = await import('../src/config.ts');
-  const runtime = await import('../src/app/runtime.ts');
-  await runtime.migrateAll(database.url);
-  const context = await runtime.createContext(config(), database.url, 'web');
-  const web = await runtime.startWeb(context, 0);
-  return {
-    origin: `http://127.0.0.1:${web.port}`,
-    context,
-    stop: async () => {
-      await web.stop();
-      await runtime.closeContext(context);
-      await database.stop();
-    },
-  };
-}
 
 type Context = Awaited<ReturnType<typeof startService>>['context'];
 
@@ -127,17 +45,7 @@ async function startBaseline(context: Context) {
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, target.url);
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const address = server.address();
-  return {
-    origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return listenBaseline(app);
 }
 
 /**
@@ -177,31 +85,6 @@ async function fixtures(context: Context) {
   return { paths, countEvents, countHits };
 }
 
-function report(baseline: Result, service: Result) {
-  const rate = (r: Result) => r.requests / r.seconds;
-  const row = (r: Result) =>
-    [
-      r.name.padEnd(44),
-      rate(r).toFixed(0).padStart(8),
-      r.p50.toFixed(2).padStart(8),
-      r.p99.toFixed(2).padStart(8),
-      (rate(r) / rate(baseline)).toFixed(2).padStart(7),
-      String(r.errors).padStart(7),
-    ].join('  ');
-  console.log(`\n${SECONDS} s per case, ${CONNECTIONS} requests in flight\n`);
-  console.log(
-    [
-      'case'.padEnd(44),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(8),
-      'p99 ms'.padStart(8),
-      'ratio'.padStart(7),
-      'non-302'.padStart(7),
-    ].join('  '),
-  );
-  for (const result of [baseline, service]) console.log(row(result));
-}
-
 async function drainHits(context: Context, counts: Awaited<ReturnType<typeof fixtures>>) {
   const { processSettledHits } = await import('../src/tracking/process.ts');
   const { SETTLE_MS } = await import('../src/tracking/classify.ts');
@@ -229,7 +112,7 @@ if (isMainThread) {
     await runCase(service.origin, tracked, 2);
     const baseline = await runCase(baselineApp.origin, bare);
     const result = await runCase(service.origin, tracked);
-    report(baseline, result);
+    printTable(baseline, [result], { seconds: SECONDS, connections: CONNECTIONS, status: 302 });
     await drainHits(service.context, data);
   } finally {
     await baselineApp.stop();

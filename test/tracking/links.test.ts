@@ -6,24 +6,12 @@ import { signClickToken } from '../../src/messages/index.ts';
 import { outgoing, suiteSink } from '../messages/support.ts';
 import { eventually, expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import {
-  campaignMail,
-  classifiedHits,
-  hit,
-  type Landing,
-  sentAMinuteAgo,
-  startLanding,
-  trackingOf,
-} from './support.ts';
+import { campaignMail, classifiedHits, hit, sentAMinuteAgo, suiteLanding, trackingOf } from './support.ts';
 
 describe('tracking: links, pixel and redirects', function () {
   this.timeout(60_000);
   const sink = suiteSink();
-  let landing: Landing;
-  before(async () => {
-    landing = await startLanding();
-  });
-  after(() => landing.close());
+  const landing = suiteLanding();
 
   it('rewrites web links only, adds a hidden honeypot and a pixel, and leaves the text part plain', async () => {
     const { html, mail } = await campaignMail(sink, landing.origin);

@@ -4,8 +4,9 @@
 // link and the honeypot are stored as machine hits and emit nothing. A human click is an event like
 // any other: it enrolls a campaign triggered by message.click and moves the lead score.
 import { expect } from 'chai';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { outgoing, suiteSink } from '../messages/support.ts';
+import { launchChromium } from '../support/browser.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
@@ -13,32 +14,22 @@ import {
   campaignMail,
   classifiedHits,
   hit,
-  type Landing,
   sentAMinuteAgo,
-  startLanding,
+  suiteLanding,
   trackingOf,
 } from './support.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const BARRACUDA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Barracuda Sentinel (EE)';
 
 describe('tracking: people and machines', function () {
   this.timeout(90_000);
   const sink = suiteSink();
-  let landing: Landing;
+  const landing = suiteLanding();
   let browser: Browser;
   before(async () => {
-    landing = await startLanding();
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await landing.close();
-  });
+  after(() => browser?.close());
 
   it('counts a person who opens the mail in Chromium and clicks once; a scanner and a HEAD only as machines', async () => {
     const { admin, client, base, html, messageId, contactId, campaignId, workspaceId } = await campaignMail(

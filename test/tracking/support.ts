@@ -30,6 +30,16 @@ export async function startLanding(): Promise<Landing> {
   };
 }
 
+/** A landing site for the enclosing describe block: started before its tests, closed after them. */
+export function suiteLanding(): Landing {
+  const landing = {} as Landing;
+  before(async () => {
+    Object.assign(landing, await startLanding());
+  });
+  after(() => landing.close());
+  return landing;
+}
+
 export function newsletter(landing: string) {
   return (
     '<!doctype html><html><body><h1>News</h1>' +
