@@ -92,6 +92,14 @@ const encryptionKeys = z
     return keys;
   });
 
+/** Comma-separated secrets, the first signs and every one verifies (rotation). */
+const secretList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()))
+  .refine((parts) => parts.every((part) => part.length >= 32), {
+    message: 'must be secrets of at least 32 characters each, comma-separated when several',
+  });
+
 const hostList = z.string().transform((value) =>
   value
     .split(',')
@@ -180,6 +188,10 @@ const environmentSchema = z.object({
   SNS_CERT_HOST_PATTERN: wholeMatch.default(/^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/i),
   SNS_FETCH_TIMEOUT_MS: durationMs(10_000),
   FEEDBACK_SOFT_BOUNCE_LIMIT: wholeNumber(1, 100).default(3),
+  // Signs open and click tracking links; unset: derived from the session secret.
+  TRACKING_SECRET: secretList.optional(),
+  // A hit sooner than this after the send is a machine's (gateways fetch mail on arrival).
+  TRACKING_MIN_SECONDS_AFTER_SEND: wholeNumber(0, 3_600, ' of seconds').default(5),
 });
 
 export type Config = Omit<

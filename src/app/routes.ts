@@ -13,6 +13,7 @@ import {
   messages,
   scoring,
   segments,
+  tracking,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -32,5 +33,6 @@ export function allRoutes(): RouteDefinition[] {
     ...webhooks.routes,
     ...messages.routes,
     ...feedback.routes,
+    ...tracking.routes,
   ];
 }

@@ -10,6 +10,7 @@ import {
   Timestamp,
   WorkspaceParams,
 } from '../http/validation.ts';
+import { TrackingSwitches } from '../messages/index.ts';
 import {
   IsoDuration,
   type MetadataCondition,
@@ -228,6 +229,10 @@ export const CreateCampaignBody = z
     steps: Steps,
     reentry: Reentry.default('never'),
     goal: CampaignGoal.optional(),
+    tracking: TrackingSwitches.optional().openapi({
+      description:
+        "Open and click tracking of this campaign's email (default: both on, where the workspace allows).",
+    }),
   })
   .openapi('CreateCampaignRequest');
 
@@ -238,9 +243,11 @@ export const UpdateCampaignBody = requireAChange(
     steps: Steps.optional(),
     reentry: Reentry.optional(),
     goal: nullableRef(CampaignGoal).optional(),
+    tracking: TrackingSwitches.optional(),
   }),
 ).openapi('UpdateCampaignRequest', {
-  description: 'Drafts take any field; active and paused campaigns only a new name.',
+  description:
+    'Drafts take any field; active and paused campaigns only a new name and tracking (which applies to mail sent from then on).',
 });
 
 export const CampaignStatus = z.enum(['draft', 'active', 'paused', 'archived']);
@@ -253,6 +260,7 @@ export const CampaignSchema = z
     steps: z.array(CampaignStep),
     reentry: Reentry,
     goal: nullableRef(CampaignGoal),
+    tracking: TrackingSwitches,
     status: CampaignStatus,
     activatedAt: Timestamp.nullable(),
     createdAt: Timestamp,

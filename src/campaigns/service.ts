@@ -28,6 +28,7 @@ export function toCampaign(row: CampaignRow) {
     steps: row.steps as never[],
     reentry: row.reentry,
     goal: (row.goal as CampaignGoal | null) ?? null,
+    tracking: row.tracking,
     status: row.status,
     activatedAt: row.activated_at,
     createdAt: row.created_at,
@@ -112,7 +113,8 @@ export async function updateCampaign(
   const row = await requireCampaign(tx, workspaceId, id, { lock: true });
   if (row.status === 'archived')
     throw new ConflictError('An archived campaign cannot be edited.', 'campaign-archived');
-  const changesMoreThanName = Object.keys(input).some((field) => field !== 'name');
+  // Tracking changes only the mail sent from then on, not what enrollments follow.
+  const changesMoreThanName = Object.keys(input).some((field) => field !== 'name' && field !== 'tracking');
   if (row.status !== 'draft' && changesMoreThanName) {
     throw new ConflictError(
       `${/^[aeiou]/.test(row.status) ? 'An' : 'A'} ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +

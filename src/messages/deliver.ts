@@ -17,6 +17,7 @@ import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { findSuppression } from './subscriptionQueries.ts';
 import { unsubscribeUrl } from './tokens.ts';
+import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
 
@@ -104,18 +105,24 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
 }
 
-/** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */
+/**
+ * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
+ * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
+ * the plain links and never shows the honeypot).
+ */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const rendered = renderEmail(
     message.template,
     templateVariables(app, message, context),
     cacheKeyOf(message),
   );
+  const switches = { opens: context.track_opens, clicks: context.track_clicks };
   return {
     channel: 'email',
     id: message.id,
     to: context.email!,
     ...rendered,
+    html: addTracking(app.config, rendered.html, message.id, switches),
     unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
   };
 }

@@ -230,3 +230,24 @@ export async function pruneMessageIdempotencyKeys(db: Db): Promise<number> {
   `);
   return result.rowCount;
 }
+
+export const HitRow = z.object({
+  id: z.string(),
+  kind: z.enum(['open', 'click', 'honeypot']),
+  url: z.string().nullable(),
+  human: z.boolean(),
+  reasons: z.array(z.string()),
+  method: z.string(),
+  user_agent: z.string().nullable(),
+  occurred_at: z.string(),
+  classified_at: z.string().nullable(),
+});
+
+/** The tracking hits of a message (written by the tracking feature), oldest first. */
+export async function listMessageHits(db: Db, workspaceId: string, messageId: string) {
+  return db.any(sql.type(HitRow)`
+    select id::text, kind, url, human, reasons, method, user_agent, occurred_at, classified_at
+    from message_hits where workspace_id = ${workspaceId} and message_id = ${messageId}
+    order by occurred_at, id
+  `);
+}

@@ -212,7 +212,7 @@ describe('campaigns: definition and status', () => {
       expect(empty.body.errors).to.deep.equal([
         {
           path: 'body',
-          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal',
+          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal, tracking',
         },
       ]);
     });
