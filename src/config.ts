@@ -158,6 +158,14 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // The Bot API server: Telegram's, or a local Bot API server (and the tests' fake).
+  TELEGRAM_API_ROOT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. https://api.telegram.org' })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('https://api.telegram.org'),
+  TELEGRAM_TIMEOUT_MS: durationMs(15_000),
+  // How long a contact's https://t.me/<bot>?start=<token> link stays usable.
+  TELEGRAM_LINK_TTL_MINUTES: wholeNumber(1, 43_200, ' of minutes').default(1_440),
 });
 
 export type Config = Omit<

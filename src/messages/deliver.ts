@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
-import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import { renderEmail, renderText, TemplateError, type TemplateVariables } from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
@@ -34,7 +34,7 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
   }
   let outgoing: OutgoingMessage;
   try {
-    outgoing = buildEmail(app, claimed, context);
+    outgoing = buildOutgoing(app, claimed, context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
@@ -43,11 +43,17 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
+  return recordOutcome(app, claimed, {
+    rendered: true,
+    recipient: outgoing.channel === 'email' ? outgoing.to : String(outgoing.chatId),
+    ...fromSendOutcome(outcome),
+  });
 }
 
 async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
   if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  if (message.channel === 'telegram' && context.telegram_chat_id === null)
+    return 'the contact has no linked Telegram chat';
   return findSuppression(
     app.db,
     message.workspace_id,
@@ -62,7 +68,7 @@ function fromSendOutcome(outcome: SendOutcome) {
     return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
   }
   const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
-  return { status: outcome.status, error };
+  return { status: outcome.status, error, retryAfterMs: outcome.retryAfterMs };
 }
 
 function templateErrorText(error: TemplateError): string {
@@ -102,6 +108,24 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   if (!message.campaign_id) return undefined;
   const source = createHash('sha256').update(JSON.stringify(message.template)).digest('base64url');
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
+}
+
+function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  if (message.channel === 'telegram') return buildTelegram(app, message, context);
+  return buildEmail(app, message, context);
+}
+
+/** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
+function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const { template } = message;
+  const parseMode = template.parseMode ?? undefined;
+  const text = renderText(
+    template.text ?? template.html,
+    templateVariables(app, message, context),
+    cacheKeyOf(message),
+    parseMode === 'HTML' ? 'html' : 'text',
+  );
+  return { channel: 'telegram', id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
 }
 
 /** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */

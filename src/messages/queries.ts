@@ -14,6 +14,8 @@ export const MessageTemplate = z.object({
   subject: z.string(),
   html: z.string(),
   text: z.string().nullish(),
+  /** A Telegram step's parse mode (its text is in `text`). */
+  parseMode: z.enum(['HTML', 'MarkdownV2']).nullish(),
 });
 export type MessageTemplate = z.infer<typeof MessageTemplate>;
 
