@@ -12,6 +12,7 @@ import {
   messages,
   scoring,
   segments,
+  telegram,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -30,5 +31,6 @@ export function allRoutes(): RouteDefinition[] {
     ...scoring.routes,
     ...webhooks.routes,
     ...messages.routes,
+    ...telegram.routes,
   ];
 }

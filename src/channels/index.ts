@@ -27,7 +27,9 @@ export type {
   TelegramMessage,
 } from './types.ts';
 
-const channels: { [name in OutgoingMessage['channel']]: Channel<Extract<OutgoingMessage, { channel: name }>> } = {
+const channels: {
+  [name in OutgoingMessage['channel']]: Channel<Extract<OutgoingMessage, { channel: name }>>;
+} = {
   email: emailChannel,
   telegram: telegramChannel,
 };

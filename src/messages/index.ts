@@ -12,7 +12,7 @@ export {
   type MessageStatus,
   type MessageTemplate,
 } from './queries.ts';
-export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
+export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
 export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export { unsubscribeContact } from './unsubscribe.ts';

@@ -55,7 +55,8 @@ async function sendTelegram(
 
 export const telegramChannel: Channel<TelegramMessage> = {
   name: 'telegram',
-  isConfigured: async (app, workspaceId) => (await findChannelConfig(app.db, workspaceId, 'telegram')) !== null,
+  isConfigured: async (app, workspaceId) =>
+    (await findChannelConfig(app.db, workspaceId, 'telegram')) !== null,
   send: sendTelegram,
   close: async (workspaceId) => {
     if (workspaceId === undefined) clients.clear();

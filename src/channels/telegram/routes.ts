@@ -1,7 +1,12 @@
 import { access, defineRoute } from '../../http/route.ts';
 import { WorkspaceParams } from '../../http/validation.ts';
 import { PutTelegramConfigBody, TelegramConfigSchema } from './schemas.ts';
-import { deleteTelegramConfig, getTelegramConfigRow, putTelegramConfig, toTelegramConfig } from './service.ts';
+import {
+  deleteTelegramConfig,
+  getTelegramConfigRow,
+  putTelegramConfig,
+  toTelegramConfig,
+} from './service.ts';
 
 const tags = ['Channels'];
 const path = '/api/workspaces/{workspaceId}/channels/telegram';

@@ -10,7 +10,10 @@ export const PutTelegramConfigBody = z
       .string()
       .trim()
       .max(200, 'must be at most 200 characters')
-      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,150}$/, 'must be a bot token as @BotFather gives it: <bot id>:<secret>')
+      .regex(
+        /^\d{1,20}:[A-Za-z0-9_-]{20,150}$/,
+        'must be a bot token as @BotFather gives it: <bot id>:<secret>',
+      )
       .openapi({ example: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' }),
   })
   .openapi('TelegramChannelInput');
@@ -20,9 +23,13 @@ export const TelegramConfigSchema = z
   .object({
     channel: z.literal('telegram'),
     botId: z.number().int(),
-    botUsername: z.string().openapi({ description: 'The bot’s @username, without the @: links are https://t.me/<botUsername>.' }),
+    botUsername: z
+      .string()
+      .openapi({ description: 'The bot’s @username, without the @: links are https://t.me/<botUsername>.' }),
     botName: z.string(),
-    webhookUrl: z.string().openapi({ description: 'Where Telegram posts the bot’s updates (PUBLIC_URL + a per-workspace path).' }),
+    webhookUrl: z.string().openapi({
+      description: 'Where Telegram posts the bot’s updates (PUBLIC_URL + a per-workspace path).',
+    }),
     tokenSet: z.boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

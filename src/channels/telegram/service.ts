@@ -8,7 +8,12 @@ import type { Db } from '../../db/pool.ts';
 import type { AppContext } from '../../http/context.ts';
 import { AppError, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../../secrets/index.ts';
-import { type ChannelConfigRow, deleteChannelConfig, findChannelConfig, upsertChannelConfig } from '../queries.ts';
+import {
+  type ChannelConfigRow,
+  deleteChannelConfig,
+  findChannelConfig,
+  upsertChannelConfig,
+} from '../queries.ts';
 import { botApi, describeTelegramError, GrammyError } from './api.ts';
 
 export type TelegramSettings = {
@@ -48,7 +53,10 @@ async function identifyBot(config: Config, token: string) {
   } catch (error) {
     if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
       throw new ValidationError([
-        { path: 'body.botToken', message: `Telegram does not accept this token (${describeTelegramError(error)})` },
+        {
+          path: 'body.botToken',
+          message: `Telegram does not accept this token (${describeTelegramError(error)})`,
+        },
       ]);
     }
     throw telegramFailed('getMe', error);
