@@ -2,6 +2,7 @@
 // never shown again, the webhook set with a random secret, both sealed at rest, and removed again.
 import { expect } from 'chai';
 import { z } from 'zod';
+import { parseConfig } from '../../src/config.ts';
 import { sql } from '../../src/db/pool.ts';
 import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
 import { fakeBotApi } from '../support/fakeBotApi.ts';
@@ -78,5 +79,15 @@ describe('Telegram channel configuration', () => {
     expect(fakeBotApi().webhooks.has(token)).to.equal(false);
     expect((await client.get(path)).status).to.equal(404);
     expect((await client.delete(path)).status).to.equal(404);
+  });
+
+  it('TELEGRAM_* settings are checked by name at start-up', () => {
+    expect(() => parseConfig({ TELEGRAM_API_ROOT: 'ftp://bots.example' })).to.throw(
+      /TELEGRAM_API_ROOT: must be an http/,
+    );
+    expect(() => parseConfig({ TELEGRAM_LINK_TTL_MINUTES: '0' })).to.throw(/TELEGRAM_LINK_TTL_MINUTES/);
+    expect(parseConfig({ TELEGRAM_API_ROOT: 'http://127.0.0.1:8081/' }).TELEGRAM_API_ROOT).to.equal(
+      'http://127.0.0.1:8081',
+    );
   });
 });
