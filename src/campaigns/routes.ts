@@ -10,6 +10,8 @@ import {
   CampaignSchema,
   CreateCampaignBody,
   EnrollmentPage,
+  EnrollmentParams,
+  EnrollmentSchema,
   ListCampaignsQuery,
   ListEnrollmentsQuery,
   UpdateCampaignBody,
@@ -18,6 +20,7 @@ import {
 import {
   createCampaign,
   deleteCampaign,
+  exitEnrollmentManually,
   listCampaignPage,
   listEnrollmentPage,
   requireCampaign,
@@ -153,6 +156,31 @@ export const campaignRoutes = [
     handler: async ({ app, workspaceId, params, query: { page, limit, ...filter } }) => ({
       status: 200,
       body: await listEnrollmentPage(app.db, workspaceId, params.campaignId, filter, { page, limit }),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/enrollments/{enrollmentId}/exit`,
+    operationId: 'campaigns.exitEnrollment',
+    summary: 'Take a contact out of the campaign now (status exited, exitReason manual)',
+    description:
+      'The enrollment stops where it is: no further step runs and nothing more is sent for it (a ' +
+      'message already queued by a send step still goes). Like every exit it emits no ' +
+      '`campaign.contact.completed`; when it was the last active enrollment of a finished campaign, ' +
+      '`campaign.completed` follows.',
+    tags,
+    access: write,
+    params: EnrollmentParams,
+    responses: { 200: { description: 'The exited enrollment', schema: EnrollmentSchema } },
+    errors: {
+      404: 'The workspace, campaign or enrollment does not exist here.',
+      409: 'The enrollment has already ended (completed, converted or exited).',
+    },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await app.db.transaction((tx) =>
+        exitEnrollmentManually(tx, workspaceId, params.campaignId, params.enrollmentId),
+      ),
     }),
   }),
   defineRoute({

@@ -283,6 +283,7 @@ export const EnrollmentSchema = z
   .openapi('Enrollment');
 
 export const CampaignParams = WorkspaceParams.extend({ campaignId: z.string().min(1) });
+export const EnrollmentParams = CampaignParams.extend({ enrollmentId: z.string().min(1) });
 
 export const ListCampaignsQuery = z.object({
   status: CampaignStatus.optional(),

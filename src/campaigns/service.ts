@@ -14,11 +14,13 @@ import {
   deleteCampaignRow,
   type EnrollmentRow,
   findCampaign,
+  findEnrollment,
   insertCampaign,
   listCampaigns,
   listEnrollments,
   updateCampaignDefinition,
 } from './queries.ts';
+import { exitEnrollment } from './lifecycleQueries.ts';
 import type { CampaignGoal, CampaignTrigger } from './schemas.ts';
 
 export function toCampaign(row: CampaignRow) {
@@ -183,4 +185,17 @@ export async function listEnrollmentPage(
   await requireCampaign(db, workspaceId, campaignId);
   const { rows, total } = await listEnrollments(db, workspaceId, campaignId, filter, page);
   return { data: rows.map(toEnrollment), page: page.page, limit: page.limit, total };
+}
+
+/** Takes an active enrollment out of its flow now (exit reason `manual`); 409 once it has ended. */
+export async function exitEnrollmentManually(tx: Tx, workspaceId: string, campaignId: string, id: string) {
+  await requireCampaign(tx, workspaceId, campaignId);
+  const exited = await exitEnrollment(tx, workspaceId, campaignId, id);
+  if (exited) return toEnrollment(exited);
+  const current = await findEnrollment(tx, workspaceId, campaignId, id);
+  if (!current) throw new NotFoundError('Enrollment');
+  throw new ConflictError(
+    `The enrollment has already ended (status ${current.status}${current.exit_reason ? `, ${current.exit_reason}` : ''}).`,
+    'enrollment-ended',
+  );
 }
