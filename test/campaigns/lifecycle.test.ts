@@ -125,7 +125,7 @@ describe('campaigns: lifecycle in the engine', () => {
     expect(after).to.include({ status: 'exited', exitReason: 'manual' });
     expect((await admin.get(`${base}/messages?contactId=${leaving.id}`)).body.total).to.equal(0);
     const completed = await outgoing(workspaceId, 'campaign.contact.completed');
-    expect(completed.map((data) => data.contactId)).to.deep.equal([staying.id]);
+    expect(completed.map((data) => (data as { contactId: string }).contactId)).to.deep.equal([staying.id]);
 
     const again = await admin.post(exit);
     expect(again.status).to.equal(409);
