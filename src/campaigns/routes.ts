@@ -220,7 +220,7 @@ export const campaignRoutes = [
     method: 'get',
     path: '/api/workspaces/{workspaceId}/campaign-pacing',
     operationId: 'campaignPacing.get',
-    summary: "The workspace's campaign sending pace: frequency cap and quiet hours",
+    summary: "The workspace's campaign sending pace: frequency cap, quiet hours, default time zone",
     tags,
     access: read,
     params: WorkspaceParams,

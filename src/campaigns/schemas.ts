@@ -107,7 +107,8 @@ const WaitStep = z
     duration: IsoDuration.optional(),
     until: z.strictObject({ time: Clock, timezone: TimeZone.optional() }).optional().openapi({
       description:
-        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else UTC.",
+        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else in " +
+        "the workspace's default time zone (`timezone` of …/campaign-pacing), else UTC.",
     }),
   })
   .refine((step) => (step.duration === undefined) !== (step.until === undefined), {
