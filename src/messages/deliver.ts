@@ -16,7 +16,7 @@ import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
 
 type Services = AppContext;
 
@@ -116,6 +116,9 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
     id: message.id,
     to: context.email!,
     ...rendered,
-    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+    unsubscribe: {
+      url: unsubscribeUrl(app.config, message.id),
+      token: signUnsubscribeToken(app.config, message.id),
+    },
   };
 }
