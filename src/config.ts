@@ -158,6 +158,10 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Requests to the public unsubscribe pages (/u/{token}, GET and POST together) per client address
+  // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
+  UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
+  UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
 });
 
 export type Config = Omit<
