@@ -105,11 +105,14 @@ const WaitStep = z
   .strictObject({
     type: z.literal('wait'),
     duration: IsoDuration.optional(),
-    until: z.strictObject({ time: Clock, timezone: TimeZone.optional() }).optional().openapi({
-      description:
-        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else in " +
-        "the workspace's default time zone (`timezone` of …/campaign-pacing), else UTC.",
-    }),
+    until: z
+      .strictObject({ time: Clock, timezone: TimeZone.optional() })
+      .optional()
+      .openapi({
+        description:
+          "The next such local time in the contact's `timezone` attribute, else in `timezone`, else in " +
+          "the workspace's default time zone (`timezone` of …/campaign-pacing), else UTC.",
+      }),
   })
   .refine((step) => (step.duration === undefined) !== (step.until === undefined), {
     message: 'must have either duration or until, not both',

@@ -7,6 +7,7 @@ import type { Db, Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { type TemplateKind, validateTemplate } from '../templates/index.ts';
 import { allSteps, type Step } from './flow.ts';
+import { exitEnrollment } from './lifecycleQueries.ts';
 import {
   type CampaignDefinition,
   type CampaignRow,
@@ -20,7 +21,6 @@ import {
   listEnrollments,
   updateCampaignDefinition,
 } from './queries.ts';
-import { exitEnrollment } from './lifecycleQueries.ts';
 import type { CampaignGoal, CampaignTrigger } from './schemas.ts';
 
 export function toCampaign(row: CampaignRow) {

@@ -222,7 +222,9 @@ describe('campaigns: definition and status', () => {
         trigger: { type: 'event', eventType: 'x' },
         steps,
       });
-      const problem = expectProblem(created, 400) as unknown as { errors: { path: string; message: string }[] };
+      const problem = expectProblem(created, 400) as unknown as {
+        errors: { path: string; message: string }[];
+      };
       expect(problem.errors).to.have.length(1);
       expect(problem.errors[0].path).to.equal('body.steps.1.paths.1.steps.1.body');
       expect(problem.errors[0].message).to.match(/^step 1\.paths\.1\.1, body, line 2, column \d+: /);

@@ -95,6 +95,8 @@ describe('campaigns: pacing', () => {
     const armed = await enrollmentWhen(admin, base, waiting, contact.id, (e) => e.nextStepAt !== null);
     const at = new Date(armed.nextStepAt!).getTime();
     expect(new Date(at).toISOString().slice(11, 16)).to.equal('04:00'); // 09:30 in Kolkata
-    expect(at - Date.now()).to.be.greaterThan(0).and.at.most(86_400_000);
+    expect(at - Date.now())
+      .to.be.greaterThan(0)
+      .and.at.most(86_400_000);
   });
 });

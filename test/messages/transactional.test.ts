@@ -53,7 +53,12 @@ describe('transactional messages', () => {
       expect(put.status, put.text).to.equal(200);
       expect(put.body.unsubscribeMailto).to.equal(unsubscribeMailto);
       const email = `mailto.${Date.now()}.${Math.random()}@example.test`;
-      const sent = await client.post(`${base}/messages`, { email, channel: 'email', subject: 'S', text: 'T' });
+      const sent = await client.post(`${base}/messages`, {
+        email,
+        channel: 'email',
+        subject: 'S',
+        text: 'T',
+      });
       await waitForStatus(client, base, sent.body.id, 'sent');
       const got = (await sink.received()).find((r) => r.to.includes(email))!;
       const [, token] = /\/u\/([^>]+)>/.exec(got.headers['list-unsubscribe'])!;

@@ -108,7 +108,7 @@ export const PutEmailConfigBody = z
       .openapi({
         description:
           'An address for List-Unsubscribe `<mailto:…>` beside the one-click URL (left out or null: none). ' +
-          '`{token}` in its local part is replaced by the message\'s unsubscribe token; the subject ' +
+          "`{token}` in its local part is replaced by the message's unsubscribe token; the subject " +
           'carries the token too (`unsubscribe <token>`), so a plain address also names the message.',
         example: 'unsubscribe+{token}@acme.example',
       }),
