@@ -1,13 +1,24 @@
 // Pacing of campaign sends, per workspace: a frequency cap (at most `count` campaign messages to a
 // contact per `per`) and quiet hours (no send between `start` and `end` in the contact's time zone,
-// else the workspace's default `timezone`, which waits `until` a time of day use too). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
+// else the workspace's default `timezone`, which waits `until` a time of day use too), and each
+// channel's `ratePerSecond` (a provider's limit, for every message of the channel, campaign or
+// transactional: kept and enforced by the channels' limiter, across all worker processes). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
 // or the quiet hours allow, and checks again. Sends to one contact are paced one at a time (a
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
 import { z } from 'zod';
+import { findChannelRates, setChannelRates } from '../channels/index.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { durationSeconds, IsoDuration } from '../segments/index.ts';
 import { Clock, isTimeZone, TimeZone } from './schemas.ts';
 import '../http/openapi.ts';
+
+const SendRate = z
+  .number()
+  .positive()
+  .max(100_000)
+  .nullable()
+  .optional()
+  .openapi({ description: 'Messages per second (0.5: one every two seconds); null or absent: the default.' });
 
 export const Pacing = z
   .strictObject({
@@ -24,6 +35,20 @@ export const Pacing = z
       .openapi({
         description:
           "No campaign send from start to end in the contact's `timezone` attribute, else in the workspace's `timezone`.",
+      }),
+    ratePerSecond: z
+      .strictObject({
+        email: SendRate,
+        push: SendRate,
+        telegram: SendRate,
+      })
+      .optional()
+      .openapi({
+        description:
+          "Messages per second per channel, the provider's limit, for all of the workspace's sends on it " +
+          '(campaign and transactional), across every worker process. A send over the rate is delayed, ' +
+          'never dropped. A channel left out has no limit, or its default (Telegram: when it lands).',
+        example: { email: 50 },
       }),
     timezone: TimeZone.nullable()
       .optional()
@@ -47,12 +72,16 @@ export function zoneOf(...candidates: (string | null | undefined)[]): string {
 export async function readPacing(db: Db, workspaceId: string): Promise<Pacing> {
   const pacing = await db.oneFirst(sql.type(z.object({ campaign_pacing: z.record(z.string(), z.unknown()) }))`
     select campaign_pacing from workspaces where id = ${workspaceId}`);
-  return { frequencyCap: null, quietHours: null, timezone: null, ...(pacing as Pacing) };
+  const ratePerSecond = await findChannelRates(db, workspaceId);
+  return { frequencyCap: null, quietHours: null, timezone: null, ...(pacing as Pacing), ratePerSecond };
 }
 
+/** Replaces the pacing; the rates live with the channels' limiter, the rest with the workspace. */
 export async function writePacing(db: Db, workspaceId: string, pacing: Pacing): Promise<Pacing> {
+  const { ratePerSecond, ...campaignPacing } = pacing;
   await db.query(sql.typeAlias('void')`
-    update workspaces set campaign_pacing = ${sql.jsonb(pacing as never)} where id = ${workspaceId}`);
+    update workspaces set campaign_pacing = ${sql.jsonb(campaignPacing as never)} where id = ${workspaceId}`);
+  await setChannelRates(db, workspaceId, (ratePerSecond ?? {}) as Record<string, number>);
   return readPacing(db, workspaceId);
 }
 

@@ -220,7 +220,7 @@ export const campaignRoutes = [
     method: 'get',
     path: '/api/workspaces/{workspaceId}/campaign-pacing',
     operationId: 'campaignPacing.get',
-    summary: "The workspace's campaign sending pace: frequency cap, quiet hours, default time zone",
+    summary: "The workspace's sending pace: frequency cap, quiet hours, default time zone, channel rates",
     tags,
     access: read,
     params: WorkspaceParams,
@@ -231,7 +231,7 @@ export const campaignRoutes = [
     method: 'put',
     path: '/api/workspaces/{workspaceId}/campaign-pacing',
     operationId: 'campaignPacing.put',
-    summary: "Set the workspace's campaign sending pace (null or absent: no limit)",
+    summary: "Set the workspace's sending pace (null or absent: no limit)",
     tags,
     access: write,
     params: WorkspaceParams,
@@ -239,7 +239,7 @@ export const campaignRoutes = [
     responses: { 200: { description: 'The pacing', schema: Pacing } },
     handler: async ({ app, workspaceId, body }) => ({
       status: 200,
-      body: await writePacing(app.db, workspaceId, body),
+      body: await app.db.transaction((tx) => writePacing(tx, workspaceId, body)),
     }),
   }),
 ];

@@ -9,6 +9,15 @@ export { classifySmtpError } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
+export {
+  type ChannelRates,
+  channelRateDefaults,
+  findChannelRates,
+  noSendRate,
+  reserveSendSlot,
+  type SendSlot,
+  setChannelRates,
+} from './rateLimit.ts';
 export type { Channel, EmailMessage, OutgoingMessage, SendFailure, SendOutcome, SendStage } from './types.ts';
 
 const channels: { [name in OutgoingMessage['channel']]: Channel } = { email: emailChannel };

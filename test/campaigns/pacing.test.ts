@@ -18,11 +18,13 @@ describe('campaigns: pacing', () => {
       frequencyCap: null,
       quietHours: null,
       timezone: null,
+      ratePerSecond: {},
     });
     const pace = {
       frequencyCap: { count: 2, per: 'P1D' },
       quietHours: { start: '22:00', end: '07:00' },
       timezone: 'Europe/Paris',
+      ratePerSecond: { email: 12.5 },
     };
     const put = await admin.put(path, pace);
     expect(put.status, put.text).to.equal(200);
@@ -32,9 +34,16 @@ describe('campaigns: pacing', () => {
       'body.quietHours.start',
     );
     expectProblem(await admin.put(path, { frequencyCap: { count: 0, per: 'P1D' } }), 400);
+    const badRate = expectProblem(await admin.put(path, { ratePerSecond: { email: 0 } }), 400);
+    expect((badRate as unknown as { errors: { path: string }[] }).errors[0].path).to.equal(
+      'body.ratePerSecond.email',
+    );
+    expectProblem(await admin.put(path, { ratePerSecond: { sms: 1 } }), 400);
     const badZone = expectProblem(await admin.put(path, { timezone: 'Mars/Base' }), 400);
     expect((badZone as unknown as { errors: { path: string }[] }).errors[0].path).to.equal('body.timezone');
     expect((await admin.get(path)).body).to.deep.equal(pace);
+    const cleared = await admin.put(path, { timezone: 'UTC' });
+    expect(cleared.body).to.deep.include({ ratePerSecond: {}, timezone: 'UTC', frequencyCap: null });
   });
 
   it('delays a send over the frequency cap until the cap allows it', async () => {
