@@ -166,6 +166,10 @@ const environmentSchema = z.object({
   TELEGRAM_TIMEOUT_MS: durationMs(15_000),
   // How long a contact's https://t.me/<bot>?start=<token> link stays usable.
   TELEGRAM_LINK_TTL_MINUTES: wholeNumber(1, 43_200, ' of minutes').default(1_440),
+  // Requests to the public unsubscribe pages (/u/{token}, GET and POST together) per client address
+  // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
+  UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
+  UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
 });
 
 export type Config = Omit<

@@ -10,6 +10,15 @@ export { classifySmtpError } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
+export {
+  type ChannelRates,
+  channelRateDefaults,
+  findChannelRates,
+  noSendRate,
+  reserveSendSlot,
+  type SendSlot,
+  setChannelRates,
+} from './rateLimit.ts';
 export { describeTelegramError, GrammyError } from './telegram/api.ts';
 export { sendTelegramText, telegramChannel } from './telegram/channel.ts';
 export {

@@ -16,9 +16,10 @@ export type EmailMessage = {
   text?: string;
   /**
    * RFC 8058 one-click unsubscribe: `url` (https) becomes List-Unsubscribe with `mailto` beside it
-   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature.
+   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature. Without
+   * `mailto`, the channel's `unsubscribeMailto` setting makes one from `token`.
    */
-  unsubscribe?: { url: string; mailto?: string };
+  unsubscribe?: { url: string; mailto?: string; token?: string };
 };
 
 export type TelegramMessage = {

@@ -6,6 +6,7 @@
 //   3. render with the templates kit; a template error fails the message with that error.
 //   4. call the channel, outside any transaction (a provider can take seconds).
 //   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
+// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts).
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
@@ -15,15 +16,26 @@ import { renderEmail, renderText, TemplateError, type TemplateVariables } from '
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
 
 type Services = AppContext;
 
-export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
+/** Sends the message if it is due; `paced`: its send slot is already settled (sendRate.ts). */
+export async function deliverMessage(
+  app: Services,
+  messageId: string,
+  paced = false,
+): Promise<MessageStatus> {
   const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
   if (!claimed) {
     const current = await findMessageById(app.db, messageId);
+    // Its channel has a rate: a slot first, then the claim (now, or by the paced job at the slot).
+    if (current && !paced && needsSendSlot(current)) {
+      if ((await reserveSlotFor(app, messageId)) === 'now') return deliverMessage(app, messageId, true);
+      return 'queued';
+    }
     // Erased with its contact since it was queued: nothing to send, nothing to record.
     return current?.status ?? 'failed';
   }
@@ -140,6 +152,9 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
     id: message.id,
     to: context.email!,
     ...rendered,
-    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+    unsubscribe: {
+      url: unsubscribeUrl(app.config, message.id),
+      token: signUnsubscribeToken(app.config, message.id),
+    },
   };
 }

@@ -8,6 +8,7 @@ import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
+import { TOKEN_PLACEHOLDER } from './schemas.ts';
 import type { EmailSettings } from './service.ts';
 import { transportFor } from './transport.ts';
 
@@ -68,10 +69,18 @@ export function classifySmtpError(error: unknown): SmtpFailure {
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1);
 
+/** The channel's unsubscribe address as a mailto URL for this message's token, if it has one. */
+function mailtoOf(settings: EmailSettings, token: string | undefined): string | undefined {
+  if (!settings.unsubscribeMailto || !token) return undefined;
+  const address = settings.unsubscribeMailto.replace(TOKEN_PLACEHOLDER, token);
+  return `mailto:${address}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;
+}
+
 export function mailOptions(settings: EmailSettings, message: EmailMessage): SendMailOptions {
   const headers: Record<string, string> = { 'X-Switchboard-Message-Id': message.id };
   if (message.unsubscribe) {
-    const { url, mailto } = message.unsubscribe;
+    const { url } = message.unsubscribe;
+    const mailto = message.unsubscribe.mailto ?? mailtoOf(settings, message.unsubscribe.token);
     headers['List-Unsubscribe'] = mailto ? `<${url}>, <${mailto}>` : `<${url}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
