@@ -4,6 +4,7 @@
 // at once, 429 → retried after retry_after while other sends go on.
 import { expect } from 'chai';
 import { z } from 'zod';
+import { reserveSendSlot } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
 import { activeCampaign, makeContact, outgoing } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
@@ -198,5 +199,30 @@ describe('Telegram send steps', () => {
     const limitedSent = fakeBotApi().sentTo(limitedChat).at(-1)!.at;
     expect(otherSent).to.be.lessThan(limitedSent);
     expect(limitedSent - Date.parse(retrying.occurredAt)).to.be.at.least(2_900);
+  });
+
+  it('Telegram sends are limited to 25 a second per workspace by default; the pacing sets another rate', async () => {
+    const workspace = await telegramWorkspace();
+    const db = server().context.db;
+    const first = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    const second = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    expect(second!.at.getTime() - first!.at.getTime()).to.be.within(39, 41);
+
+    const paced = await workspace.client.put(`${workspace.base}/campaign-pacing`, {
+      ratePerSecond: { telegram: 2 },
+    });
+    expect(paced.status, paced.text).to.equal(200);
+    const chats = [newChatId(), newChatId(), newChatId()];
+    const contacts = [];
+    for (const chatId of chats) contacts.push(await contactWithChat(workspace, chatId));
+    await activeCampaign(workspace.client, workspace.base, 'signup', [
+      { type: 'send', channel: 'telegram', text: 'x' },
+    ]);
+    await Promise.all(contacts.map((contactId) => trigger(workspace, contactId)));
+    for (const contactId of contacts)
+      await messagesOf(workspace.client, workspace.base, contactId, (m) => m.status === 'sent', 15_000);
+    const times = chats.map((chatId) => fakeBotApi().sentTo(chatId).at(-1)!.at).sort((a, b) => a - b);
+    expect(times[1] - times[0]).to.be.at.least(450);
+    expect(times[2] - times[1]).to.be.at.least(450);
   });
 });
