@@ -174,6 +174,19 @@ describe('Linking a Telegram chat to a contact', () => {
     expect(merged.body.id).to.equal(contactId);
   });
 
+  it('a merge of the chat’s anonymous contact into another moves the chat with it', async () => {
+    const chatId = newChatId();
+    await postUpdate(workspace, textUpdate(chatId, 'hi'));
+    const anonymousId = await eventually(() => chatContact(workspace.workspaceId, chatId));
+    const contactId = await makeContact(workspace.client, workspace.base, { email: 'di@example.test' });
+    const merged = await workspace.client.post(`${workspace.base}/contacts/merge`, {
+      primaryContactId: contactId,
+      secondaryContactId: anonymousId,
+    });
+    expect(merged.status, merged.text).to.equal(200);
+    expect(await chatContact(workspace.workspaceId, chatId)).to.equal(contactId);
+  });
+
   it('my_chat_member kicked (the bot was blocked) unsubscribes the contact from Telegram', async () => {
     const chatId = newChatId();
     const contactId = await makeContact(workspace.client, workspace.base, { email: 'cy@example.test' });
