@@ -15,8 +15,8 @@ import { lockMessageWithoutSlot, type MessageRow, rateSlotWaitMs, setRateSlot } 
 
 export const PACED_SEND_QUEUE = 'messages.send-paced';
 
-/** How early a paced job is due: more than the queue's poll, so it is fetched before its slot. */
-const LEAD_MS = 1_000;
+/** How early a paced job is due: a few of the queue's polls, so it is fetched before its slot. */
+const LEAD_MS = 1_500;
 /** A paced job further than this from its slot (queued again after a crash) is put back, not slept. */
 const MAX_SLEEP_MS = 3 * LEAD_MS;
 /** The database's clock and ours may differ by a little: wake this much after the slot. */
@@ -79,10 +79,17 @@ const PacedPayload = z.object({ messageId: z.string() });
 export function pacedSendJob(deliver: Deliver): JobDefinition<z.infer<typeof PacedPayload>> {
   return {
     name: PACED_SEND_QUEUE,
-    queue: { retryLimit: 3, retryDelay: 1, expireInSeconds: 600 },
-    // Polled twice a second (LEAD_MS ahead of the slots); a batch waits for its latest slot, at
-    // most about LEAD_MS away, so a batch is what one second's slots can hold at any rate up to it.
-    work: { batchSize: 50, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 },
+    // notify: a slot due within LEAD_MS is queued due now, and fetched now.
+    queue: { retryLimit: 3, retryDelay: 1, expireInSeconds: 600, notify: true },
+    // A batch waits for its latest slot (at most about LEAD_MS away); several loops per process, so
+    // one of them is polling while the others wait, and no job is fetched after its slot.
+    work: {
+      batchSize: 50,
+      localConcurrency: 4,
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 0.5,
+    },
     handler: async (context: AppContext, jobs) => {
       await Promise.all(
         jobs.map((job) => deliverAtSlot(context, PacedPayload.parse(job.data).messageId, deliver)),
