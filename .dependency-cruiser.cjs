@@ -9,6 +9,7 @@
 const FEATURE_ORDER = [
   'webhooks',
   'tracking',
+  'telegram',
   'events',
   'scoring',
   'campaigns',

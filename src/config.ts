@@ -192,6 +192,18 @@ const environmentSchema = z.object({
   TRACKING_SECRET: secretList.optional(),
   // A hit sooner than this after the send is a machine's (gateways fetch mail on arrival).
   TRACKING_MIN_SECONDS_AFTER_SEND: wholeNumber(0, 3_600, ' of seconds').default(5),
+  // The Bot API server: Telegram's, or a local Bot API server (and the tests' fake).
+  TELEGRAM_API_ROOT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. https://api.telegram.org' })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('https://api.telegram.org'),
+  TELEGRAM_TIMEOUT_MS: durationMs(15_000),
+  // How long a contact's https://t.me/<bot>?start=<token> link stays usable.
+  TELEGRAM_LINK_TTL_MINUTES: wholeNumber(1, 43_200, ' of minutes').default(1_440),
+  // Requests to the public unsubscribe pages (/u/{token}, GET and POST together) per client address
+  // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
+  UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
+  UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
 });
 
 export type Config = Omit<

@@ -13,6 +13,7 @@ import {
   messages,
   scoring,
   segments,
+  telegram,
   tracking,
   webhooks,
   workspaces,
@@ -34,5 +35,6 @@ export function allRoutes(): RouteDefinition[] {
     ...messages.routes,
     ...feedback.routes,
     ...tracking.routes,
+    ...telegram.routes,
   ];
 }

@@ -141,6 +141,16 @@ export const EnrollmentRow = z.object({
 });
 export type EnrollmentRow = z.infer<typeof EnrollmentRow>;
 
+export const enrollmentColumns = sql.fragment`id, campaign_id, contact_id, status, exit_reason, current_step,
+  step_key, next_step_at, held, cohorts, trigger_event_id, enrolled_at, completed_at`;
+
+export async function findEnrollment(db: Db, workspaceId: string, campaignId: string, id: string) {
+  return db.maybeOne(sql.type(EnrollmentRow)`
+    select ${enrollmentColumns} from enrollments
+    where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and id = ${id}
+  `);
+}
+
 export async function listEnrollments(
   db: Db,
   workspaceId: string,
@@ -155,8 +165,7 @@ export async function listEnrollments(
     db,
     EnrollmentRow,
     {
-      columns: sql.fragment`id, campaign_id, contact_id, status, exit_reason, current_step, step_key, next_step_at,
-        held, cohorts, trigger_event_id, enrolled_at, completed_at`,
+      columns: enrollmentColumns,
       from: sql.fragment`enrollments`,
       where: sql.join(conditions, sql.fragment` and `),
       orderBy: sql.fragment`enrolled_at desc, id desc`,

@@ -106,10 +106,14 @@ const WaitStep = z
   .strictObject({
     type: z.literal('wait'),
     duration: IsoDuration.optional(),
-    until: z.strictObject({ time: Clock, timezone: TimeZone.optional() }).optional().openapi({
-      description:
-        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else UTC.",
-    }),
+    until: z
+      .strictObject({ time: Clock, timezone: TimeZone.optional() })
+      .optional()
+      .openapi({
+        description:
+          "The next such local time in the contact's `timezone` attribute, else in `timezone`, else in " +
+          "the workspace's default time zone (`timezone` of …/campaign-pacing), else UTC.",
+      }),
   })
   .refine((step) => (step.duration === undefined) !== (step.until === undefined), {
     message: 'must have either duration or until, not both',
@@ -291,6 +295,7 @@ export const EnrollmentSchema = z
   .openapi('Enrollment');
 
 export const CampaignParams = WorkspaceParams.extend({ campaignId: z.string().min(1) });
+export const EnrollmentParams = CampaignParams.extend({ enrollmentId: z.string().min(1) });
 
 export const ListCampaignsQuery = z.object({
   status: CampaignStatus.optional(),

@@ -18,6 +18,8 @@ export const DeliveryContext = z.object({
   // Both the workspace's and the campaign's switch must allow a kind of tracking.
   track_opens: z.boolean(),
   track_clicks: z.boolean(),
+  /** The contact's Telegram chat linked last (telegram_chats), if any. */
+  telegram_chat_id: z.number().nullable(),
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
 
@@ -36,7 +38,9 @@ export async function findDeliveryContext(
       coalesce((w.tracking->>'opens')::boolean, true) and coalesce((cmp.tracking->>'opens')::boolean, true)
         as track_opens,
       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
-        as track_clicks
+        as track_clicks,
+      (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
+       order by t.linked_at desc limit 1) as telegram_chat_id
     from contacts c
     join workspaces w on w.id = c.workspace_id
     left join campaigns cmp on cmp.workspace_id = c.workspace_id and cmp.id = ${message.campaign_id}

@@ -22,7 +22,7 @@ export {
   type MessageTemplate,
 } from './queries.ts';
 export { TrackingSwitches } from './schemas.ts';
-export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
+export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
 export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {
