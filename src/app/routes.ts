@@ -8,6 +8,7 @@ import {
   channels,
   contacts,
   events,
+  forms,
   health,
   messages,
   publicEvents,
@@ -34,5 +35,6 @@ export function allRoutes(): RouteDefinition[] {
     ...webhooks.routes,
     ...messages.routes,
     ...publicEvents.routes,
+    ...forms.routes,
   ];
 }

@@ -13,6 +13,6 @@ export {
   type MessageTemplate,
 } from './queries.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
-export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
+export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export { unsubscribeContact } from './unsubscribe.ts';

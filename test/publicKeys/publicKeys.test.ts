@@ -146,7 +146,11 @@ describe('public endpoints: CORS', () => {
   it('refuses a secret key on the public path, whether as Bearer or in the publishable-key header', async () => {
     const { admin, workspaceId } = await setup();
     const { key } = await keyClient(admin, workspaceId, ['events:write']);
-    for (const headers of [{ authorization: `Bearer ${key}` }, { 'x-publishable-key': key }]) {
+    const presented: Record<string, string>[] = [
+      { authorization: `Bearer ${key}` },
+      { 'x-publishable-key': key },
+    ];
+    for (const headers of presented) {
       const response = await publicPost(
         '/api/public/events',
         { type: 'page_view' },
