@@ -40,16 +40,28 @@ describe('hosted form in headless Chromium', function () {
     const labels = await page.$$eval('input:not([type=hidden])', (inputs) =>
       inputs.map((input) => (input as HTMLInputElement).labels?.[0]?.textContent?.trim() ?? null),
     );
-    expect(labels).to.deep.equal(['Email *', 'First name', 'Company', 'I agree to receive the newsletter', 'Leave this field empty']);
+    expect(labels).to.deep.equal([
+      'Email *',
+      'First name',
+      'Company',
+      'I agree to receive the newsletter',
+      'Leave this field empty',
+    ]);
     await page.type('#f-email', 'Hopper@Example.com');
     await page.type('#f-firstName', 'Grace');
     await page.click('#f-consent');
     const [answer] = await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
     expect(answer?.status()).to.equal(200);
-    expect(await page.$eval('[role=status]', (node) => node.textContent)).to.equal('Thanks! You are on the list.');
+    expect(await page.$eval('[role=status]', (node) => node.textContent)).to.equal(
+      'Thanks! You are on the list.',
+    );
     expect(requested.every((url) => url.startsWith(server().baseUrl))).to.equal(true);
     const submissions = await client.get(`${base}/forms/${form.id}/submissions`);
-    expect(submissions.body.data[0].fields).to.include({ email: 'hopper@example.com', firstName: 'Grace', consent: true });
+    expect(submissions.body.data[0].fields).to.include({
+      email: 'hopper@example.com',
+      firstName: 'Grace',
+      consent: true,
+    });
     await page.close();
   });
 
@@ -63,8 +75,12 @@ describe('hosted form in headless Chromium', function () {
     await page.type('#f-email', 'not an email');
     const [answer] = await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
     expect(answer?.status()).to.equal(400);
-    expect(await page.$eval('[role=alert]', (node) => node.textContent)).to.include('Email must be an email address');
-    expect(await page.$eval('#f-email', (node) => node.getAttribute('aria-describedby'))).to.equal('f-email-error');
+    expect(await page.$eval('[role=alert]', (node) => node.textContent)).to.include(
+      'Email must be an email address',
+    );
+    expect(await page.$eval('#f-email', (node) => node.getAttribute('aria-describedby'))).to.equal(
+      'f-email-error',
+    );
     expect(await page.$eval('#f-email', (node) => (node as HTMLInputElement).value)).to.equal('not an email');
     expect((await client.get(`${base}/forms/${form.id}/submissions`)).body.total).to.equal(0);
     await page.close();
