@@ -2,13 +2,12 @@
 // in and submits it; and with double opt-in, the link in the confirmation email, opened in the
 // browser, subscribes the contact only once its button is pressed.
 import { expect } from 'chai';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { messagingWorkspace, type Sink, startSink } from '../messages/support.ts';
+import { launchChromium } from '../support/browser.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { formsWorkspace, makeForm } from './support.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('hosted form in headless Chromium', function () {
   this.timeout(60_000);
@@ -16,11 +15,7 @@ describe('hosted form in headless Chromium', function () {
   let browser: Browser;
   before(async () => {
     sink = await startSink();
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
