@@ -106,6 +106,15 @@ describe('form submissions', () => {
     expect(contact.body.attributes).to.deep.equal({ company: 'Engines' });
   });
 
+  it('erases what a person typed into forms when the contact is erased', async () => {
+    const { admin, client, base } = await formsWorkspace();
+    const form = await makeForm(client, base);
+    await submitForm(form.id, 'email=erase%40example.com&consent=on', URLENCODED);
+    const [submission] = (await client.get(`${base}/forms/${form.id}/submissions`)).body.data;
+    expect((await admin.delete(`${base}/contacts/${submission.contactId}`)).status).to.equal(204);
+    expect((await client.get(`${base}/forms/${form.id}/submissions`)).body.total).to.equal(0);
+  });
+
   it('takes multipart bodies', async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
