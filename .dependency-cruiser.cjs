@@ -8,11 +8,14 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'tracking',
+  'telegram',
   'forms',
   'publicEvents',
   'events',
   'scoring',
   'campaigns',
+  'feedback',
   'messages',
   'segments',
   'contacts',

@@ -8,6 +8,7 @@ import {
   channels,
   contacts,
   events,
+  feedback,
   forms,
   health,
   messages,
@@ -15,6 +16,8 @@ import {
   publicKeys,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -36,5 +39,8 @@ export function allRoutes(): RouteDefinition[] {
     ...messages.routes,
     ...publicEvents.routes,
     ...forms.routes,
+    ...feedback.routes,
+    ...tracking.routes,
+    ...telegram.routes,
   ];
 }
