@@ -8,12 +8,18 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'tracking',
+  'telegram',
+  'forms',
+  'publicEvents',
   'events',
   'scoring',
   'campaigns',
+  'feedback',
   'messages',
   'segments',
   'contacts',
+  'publicKeys',
   'apiKeys',
   'workspaces',
   'accounts',

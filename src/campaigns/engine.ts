@@ -105,7 +105,12 @@ export function templateOf(step: Step): MessageTemplate {
   if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
   if (step.channel === 'push')
     return { subject: String(step.title), html: String(step.body), text: String(step.body) };
-  return { subject: '', html: String(step.text), text: String(step.text) };
+  return {
+    subject: '',
+    html: String(step.text),
+    text: String(step.text),
+    ...(step.parseMode ? { parseMode: step.parseMode as MessageTemplate['parseMode'] } : {}),
+  };
 }
 
 /** The message a send step makes for an enrollment. */

@@ -22,6 +22,11 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  publishableKey: 'pkey',
+  form: 'frm',
+  formSubmission: 'fsub',
+  feedbackEndpoint: 'fbe',
+  feedbackReceipt: 'fbr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -62,15 +62,26 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount).
- * Case-insensitive because Express routing is: /api/Webhooks/inbound/… reaches the same route, and
- * a request the route receives must have had its raw body captured for the signature check.
+ * Inbound webhooks and provider feedback: server-to-server, raw bodies (req.path is relative to
+ * the /api mount). Case-insensitive because
+ * Express routing is: /api/Webhooks/inbound/… reaches the same route, and a request the route
+ * receives must have had its raw body captured for the signature check.
  */
-const INBOUND_WEBHOOK_PATH = /^\/webhooks\/inbound\//i;
+const INBOUND_WEBHOOK_PATH = /^\/(webhooks\/inbound|feedback)\//i;
 
 function isInboundWebhook(req: Request): boolean {
   return INBOUND_WEBHOOK_PATH.test(req.path);
 }
+
+/** Provider feedback takes any content type: SNS posts its JSON as text/plain. */
+const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
+
+/**
+ * Endpoints for browsers on customers' sites (/api/public/…): they authenticate by publishable
+ * key and answer CORS for its origins alone; no cookie is read, so they need neither the session
+ * nor the cross-site guard. The full path, lower-cased, as skipsSession reads it.
+ */
+const PUBLIC_API_PATH = /^\/api\/public\//;
 
 /**
  * Sessions only for requests that can use one. A request presenting an API key authenticates
@@ -81,6 +92,7 @@ function isInboundWebhook(req: Request): boolean {
 function skipsSession(req: Request): boolean {
   // The full path, whatever the middleware's mount point; lower-cased because routing ignores case.
   const path = `${req.baseUrl}${req.path}`.toLowerCase();
+  if (PUBLIC_API_PATH.test(path)) return true;
   return presentsApiKey(req) && path.startsWith('/api/') && !path.startsWith('/api/auth/');
 }
 
@@ -97,7 +109,7 @@ function requestGuards(app: AppContext) {
   const publicOrigin = app.config.PUBLIC_URL ? new URL(app.config.PUBLIC_URL).origin : null;
   return (req: Request, res: Response, next: NextFunction) => {
     if (SAFE_METHODS.has(req.method)) return next();
-    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json']) && !isProviderFeedback(req)) {
       return sendProblem(res, new UnsupportedMediaTypeError(), req.id);
     }
     // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie. A key
@@ -172,6 +184,8 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
   guardStaticPaths(app, routes);
   for (const route of [...routes].sort(bySpecificity)) {
     app[route.method](route.expressPath, (req, res) => route.run(context, req, res));
+    const { preflight } = route;
+    if (preflight) app.options(route.expressPath, (req, res) => preflight(context, req, res));
   }
   const patterns = routes.map((route) => ({ route, pattern: pathPattern(route) }));
   // Unknown /api paths: 405 with Allow when the path exists with other methods, else 404.

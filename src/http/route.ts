@@ -80,6 +80,8 @@ export type RouteDefinition = {
   path: string;
   expressPath: string;
   run: (app: AppContext, req: Request, res: Response) => Promise<void>;
+  /** Answers the CORS preflight (OPTIONS) of a route browsers call from other origins. */
+  preflight?: (app: AppContext, req: Request, res: Response) => Promise<void>;
 };
 
 function parseWith<S extends Schema>(schema: S | undefined, value: unknown, location: string) {
@@ -163,7 +165,7 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
     descriptions[403] = changes
       ? 'An API key was presented (this route needs a signed-in session), or a cross-site request.'
       : 'An API key was presented: this route needs a signed-in session.';
-  } else if (changes && !spec.path.startsWith('/api/webhooks/inbound/')) {
+  } else if (changes && !/^\/api\/(webhooks\/inbound|feedback)\//.test(spec.path)) {
     statuses.add(403);
     descriptions[403] = 'A cross-site request.';
   }

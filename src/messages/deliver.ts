@@ -1,52 +1,86 @@
-// The one place that sends. Order of the side effects, and why:
-//   1. claim the row (queued → sending, with a lease) in its own statement, committed BEFORE the
-//      provider is called: a retried job, a second worker or a crash after the send finds the row
+// The one place that sends, a batch of messages at a time (one is a batch of one). Order of the
+// side effects, and why:
+//   1. claim the rows (queued → sending, with a lease) in one statement, committed BEFORE the
+//      provider is called: a retried job, a second worker or a crash after the send finds a row
 //      claimed or final and sends nothing. At most one send per message, whatever fails.
-//   2. suppression (opt-outs, hard bounces, complaints, no address): recorded, never sent.
-//   3. render with the templates kit; a template error fails the message with that error.
+//   2. suppression (opt-outs, hard bounces, complaints, soft bounces, no address): recorded, never sent.
+//   3. render with the templates kit (and add tracking); a template error fails the message with that error.
 //   4. call the channel, outside any transaction (a provider can take seconds).
-//   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
+//   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts);
+//      the accepted sends of a batch in one transaction together.
+// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts):
+// the claim leaves it out until it has one.
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
-import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
+import { type OutgoingMessage, type SendFailure, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
-import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import { renderEmail, renderText, TemplateError, type TemplateVariables } from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
 import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
-import { claimMessages, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { claimMessages, findMessagesByIds, type MessageRow, type MessageStatus } from './queries.ts';
+import { reserveSlots } from './sendRate.ts';
 import { findSuppressions } from './subscriptionQueries.ts';
-import { unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
 
-export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
-  const statuses = await deliverMessages(app, [messageId]);
-  const status = statuses.get(messageId);
-  if (status) return status;
-  const current = await findMessageById(app.db, messageId);
-  // Erased with its contact since it was queued: nothing to send, nothing to record.
-  return current?.status ?? 'failed';
+/** Sends the message if it is due; `paced`: its send slot is already settled (sendRate.ts). */
+export async function deliverMessage(
+  app: Services,
+  messageId: string,
+  paced = false,
+): Promise<MessageStatus> {
+  // Not found: erased with its contact since it was queued; nothing to send, nothing to record.
+  return (await deliverMessages(app, [messageId], paced)).get(messageId) ?? 'failed';
 }
 
 /**
  * Delivers a batch (a page of a broadcast's send jobs): one claim, one read of the contacts and
  * one of their opt-outs for all, the sends in parallel through the pooled transport, and the
- * accepted ones recorded together. Returns the status of each message it claimed; the others
- * (already claimed, final, or waiting for a retry) are left alone.
+ * accepted ones recorded together. Returns the status of each message that still exists. Those the
+ * claim left out are left alone (already claimed, final, or waiting for a retry or their slot),
+ * except an attempt whose channel has a rate and that has no slot yet: unless `paced` (its slot is
+ * settled), it reserves one and is sent now if the slot is due, else by its paced job.
  */
 export async function deliverMessages(
   app: Services,
   messageIds: readonly string[],
+  paced = false,
 ): Promise<Map<string, MessageStatus>> {
-  const leaseMs = app.config.MESSAGE_SEND_LEASE_SECONDS * 1000;
-  const claimed = await claimMessages(app.db, messageIds, leaseMs);
-  const contexts = await findDeliveryContexts(app.db, claimed);
-  const suppressions = await findSuppressions(app.db, claimed);
-  const attempts = await Promise.allSettled(
-    claimed.map((message) => attempt(app, message, contexts.get(message.id), suppressions.get(message.id))),
-  );
+  if (messageIds.length === 0) return new Map();
+  const claimed = await claimMessages(app.db, messageIds, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
+  const claimedIds = new Set(claimed.map((message) => message.id));
+  const unclaimed = messageIds.filter((id) => !claimedIds.has(id));
+  // Both halves run to the end before a failure of either is thrown: no send is left unrecorded.
+  const [left, sent] = await Promise.allSettled([
+    unclaimed.length > 0 ? settleUnclaimed(app, unclaimed, paced) : new Map<string, MessageStatus>(),
+    sendClaimed(app, claimed),
+  ]);
+  if (left.status === 'rejected') throw left.reason;
+  if (sent.status === 'rejected') throw sent.reason;
+  return new Map([...left.value, ...sent.value]);
+}
+
+/** The status of messages the claim left out, after reserving the send slots they need (and sending those due now). */
+async function settleUnclaimed(app: Services, messageIds: readonly string[], paced: boolean) {
+  const rows = await findMessagesByIds(app.db, messageIds);
+  const statuses = new Map(rows.map((row) => [row.id, row.status]));
+  const due = paced ? [] : await reserveSlots(app, rows);
+  for (const [id, status] of await deliverMessages(app, due, true)) statuses.set(id, status);
+  return statuses;
+}
+
+/** Sends claimed messages; the accepted ones are recorded together, any other outcome by its attempt. */
+async function sendClaimed(app: Services, claimed: readonly MessageRow[]) {
   const statuses = new Map<string, MessageStatus>();
+  if (claimed.length === 0) return statuses;
+  const contexts = await findDeliveryContexts(app.db, claimed);
+  const optOuts = await findSuppressions(app.db, claimed);
+  const attempts = await Promise.allSettled(
+    claimed.map((message) => attempt(app, message, contexts.get(message.id), optOuts.get(message.id))),
+  );
   const sent: SentDelivery[] = [];
   for (const [index, result] of attempts.entries()) {
     if (result.status === 'rejected') continue;
@@ -66,19 +100,15 @@ async function attempt(
   app: Services,
   claimed: MessageRow,
   context: DeliveryContext | undefined,
-  suppression: string | null | undefined,
+  optOut: string | null | undefined,
 ): Promise<MessageStatus | SentDelivery> {
-  const suppressed = !context
-    ? 'the contact no longer exists'
-    : claimed.channel === 'email' && !context.email
-      ? 'the contact has no email address'
-      : (suppression ?? null);
+  const suppressed = suppressionOf(claimed, context, optOut);
   if (suppressed || !context) {
     return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
   }
   let outgoing: OutgoingMessage;
   try {
-    outgoing = buildEmail(app, claimed, context);
+    outgoing = buildOutgoing(app, claimed, context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
@@ -87,16 +117,27 @@ async function attempt(
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  if (outcome.status === 'sent') return { message: claimed, recipient: outgoing.to, outcome };
-  return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
+  const recipient = outgoing.channel === 'email' ? outgoing.to : String(outgoing.chatId);
+  if (outcome.status === 'sent') return { message: claimed, recipient, outcome };
+  return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
 }
 
-function fromSendOutcome(outcome: SendOutcome) {
-  if (outcome.status === 'sent') {
-    return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
-  }
+/** Why the message must not be sent: no contact, no address on its channel, or its opt-outs (findSuppressions). */
+function suppressionOf(
+  message: MessageRow,
+  context: DeliveryContext | undefined,
+  optOut: string | null | undefined,
+): string | null {
+  if (!context) return 'the contact no longer exists';
+  if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  if (message.channel === 'telegram' && context.telegram_chat_id === null)
+    return 'the contact has no linked Telegram chat';
+  return optOut ?? null;
+}
+
+function fromSendOutcome(outcome: SendFailure) {
   const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
-  return { status: outcome.status, error };
+  return { status: outcome.status, error, retryAfterMs: outcome.retryAfterMs };
 }
 
 function templateErrorText(error: TemplateError): string {
@@ -138,18 +179,45 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
 }
 
-/** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */
+function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  if (message.channel === 'telegram') return buildTelegram(app, message, context);
+  return buildEmail(app, message, context);
+}
+
+/** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
+function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const { template } = message;
+  const parseMode = template.parseMode ?? undefined;
+  const text = renderText(
+    template.text ?? template.html,
+    templateVariables(app, message, context),
+    cacheKeyOf(message),
+    parseMode === 'HTML' ? 'html' : 'text',
+  );
+  return { channel: 'telegram', id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
+}
+
+/**
+ * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
+ * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
+ * the plain links and never shows the honeypot).
+ */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const rendered = renderEmail(
     message.template,
     templateVariables(app, message, context),
     cacheKeyOf(message),
   );
+  const switches = { opens: context.track_opens, clicks: context.track_clicks };
   return {
     channel: 'email',
     id: message.id,
     to: context.email!,
     ...rendered,
-    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+    html: addTracking(app.config, rendered.html, message.id, switches),
+    unsubscribe: {
+      url: unsubscribeUrl(app.config, message.id),
+      token: signUnsubscribeToken(app.config, message.id),
+    },
   };
 }

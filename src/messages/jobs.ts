@@ -1,13 +1,15 @@
-// The worker's message jobs: `messages.send` delivers one message (safe to run twice: the claim
-// decides), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
+// The worker's message jobs: `messages.send` delivers its message (a batch of jobs at once; safe to
+// run twice: the claim decides), `messages.send-paced` one whose channel's rate gave it a later
+// send slot (sendRate.ts), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
 // idempotency keys past their 7 days.
 import { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
-import { deliverMessages } from './deliver.ts';
+import { deliverMessage, deliverMessages } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';
 import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
+import { pacedSendJob } from './sendRate.ts';
 
 export const SWEEP_QUEUE = 'messages.sweep';
 const SWEEP_BATCH = 500;
@@ -64,5 +66,5 @@ export const sweepMessagesJob: JobDefinition = {
 };
 
 export function messageJobs(): JobDefinition[] {
-  return [sendMessageJob as JobDefinition, sweepMessagesJob];
+  return [sendMessageJob as JobDefinition, pacedSendJob(deliverMessage) as JobDefinition, sweepMessagesJob];
 }

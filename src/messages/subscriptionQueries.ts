@@ -5,7 +5,15 @@ import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
-export const OPT_OUT_REASONS = ['link', 'one_click', 'api', 'provider', 'hard_bounce', 'complaint'] as const;
+export const OPT_OUT_REASONS = [
+  'link',
+  'one_click',
+  'api',
+  'provider',
+  'hard_bounce',
+  'complaint',
+  'soft_bounces',
+] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
 export const SubscriptionRow = z.object({
@@ -54,22 +62,30 @@ export async function setSubscription(
   return changed !== null;
 }
 
+/** What the address itself said: these hold even for mail sent with ignoreUnsubscribe. */
+const ADDRESS_REFUSALS: Partial<Record<OptOutReason, string>> = {
+  hard_bounce: 'hard bounce',
+  complaint: 'complaint',
+  soft_bounces: 'repeated soft bounces',
+};
+
 type OptOut = { channel: string; reason: string | null };
 
 /**
- * Why a send on `channel` must not happen given the contact's opt-outs, or null. Hard bounces and
- * complaints hold even for mail sent with ignoreUnsubscribe (the address does not want it or
- * does not exist); other opt-outs do not.
+ * Why a send on `channel` must not happen given the contact's opt-outs, or null. Hard bounces,
+ * complaints and a run of soft bounces hold even for mail sent with ignoreUnsubscribe (the address
+ * does not want it or does not take it); other opt-outs do not.
  */
 function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsubscribe: boolean) {
-  const hard = rows.find((row) => row.reason === 'hard_bounce' || row.reason === 'complaint');
-  if (hard) return hard.reason === 'hard_bounce' ? 'hard bounce' : 'complaint';
+  const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
+  if (refusal) return refusal;
   if (ignoreUnsubscribe) return null;
   if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
   if (rows.length > 0) return `unsubscribed from ${channel}`;
   return null;
 }
 
+/** Why a send to this contact on this channel must not happen, or null (findSuppressions for one). */
 export async function findSuppression(
   db: Db,
   workspaceId: string,
@@ -77,12 +93,14 @@ export async function findSuppression(
   channel: string,
   ignoreUnsubscribe: boolean,
 ): Promise<string | null> {
-  const rows = await db.any(sql.type(z.object({ channel: z.string(), reason: z.string().nullable() }))`
-    select channel, reason from contact_subscriptions
-    where workspace_id = ${workspaceId} and contact_id = ${contactId} and status = 'unsubscribed'
-      and channel in (${channel}, 'all')
-  `);
-  return suppressionReason(rows, channel, ignoreUnsubscribe);
+  const recipient = {
+    id: '',
+    workspace_id: workspaceId,
+    contact_id: contactId,
+    channel,
+    ignore_unsubscribe: ignoreUnsubscribe,
+  };
+  return (await findSuppressions(db, [recipient])).get('') ?? null;
 }
 
 export type Recipient = {
@@ -93,7 +111,7 @@ export type Recipient = {
   ignore_unsubscribe: boolean;
 };
 
-/** findSuppression for a batch of messages in one statement: message id → reason (null: may send). */
+/** Why each of a batch of messages must not be sent, in one statement: message id → reason (null: may send). */
 export async function findSuppressions(
   db: Db,
   messages: readonly Recipient[],
@@ -115,14 +133,11 @@ export async function findSuppressions(
     join contact_subscriptions s on s.workspace_id = r.workspace_id and s.contact_id = r.contact_id
       and s.status = 'unsubscribed' and s.channel in (r.channel, 'all')
   `);
+  const byMessage = Map.groupBy(rows, (row) => row.id);
   return new Map(
     messages.map((message) => [
       message.id,
-      suppressionReason(
-        rows.filter((row) => row.id === message.id),
-        message.channel,
-        message.ignore_unsubscribe,
-      ),
+      suppressionReason(byMessage.get(message.id) ?? [], message.channel, message.ignore_unsubscribe),
     ]),
   );
 }
