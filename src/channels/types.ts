@@ -21,8 +21,36 @@ export type EmailMessage = {
   unsubscribe?: { url: string; mailto?: string };
 };
 
-/** One variant per channel; push and Telegram add theirs. */
-export type OutgoingMessage = EmailMessage;
+/** What the service worker (/sdk/sw.js) receives, as JSON encrypted to each subscription. */
+export type PushNotification = {
+  title: string;
+  body: string;
+  /** Opened on click. */
+  url?: string;
+  icon?: string;
+  /** Where the service worker acknowledges delivery and clicks, with `ackToken` (signed, per message). */
+  ackUrl: string;
+  ackToken: string;
+};
+
+export type PushUrgency = 'very-low' | 'low' | 'normal' | 'high';
+
+/** A notification to every browser the contact has subscribed to push from. */
+export type PushMessage = {
+  channel: 'push';
+  /** Our message id, also in the payload (`messageId`). */
+  id: string;
+  contactId: string;
+  notification: PushNotification;
+  /** How long the push service keeps it for a browser that is offline. */
+  ttlSeconds: number;
+  urgency: PushUrgency;
+  /** A newer message with the same topic replaces an undelivered older one (≤ 32 base64url characters). */
+  topic?: string;
+};
+
+/** One variant per channel; Telegram adds its own. */
+export type OutgoingMessage = EmailMessage | PushMessage;
 
 export type SendFailure = {
   /**
@@ -33,6 +61,8 @@ export type SendFailure = {
   status: 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
   error: string;
   stage?: SendStage;
+  /** For `retry`: how long the provider asked us to wait (Retry-After), instead of the retry schedule. */
+  retryAfterMs?: number;
 };
 
 export type SendOutcome = { status: 'sent'; providerId: string; response: string } | SendFailure;

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  pushSubscription: 'psb',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

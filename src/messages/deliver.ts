@@ -9,14 +9,26 @@
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
-import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
+import {
+  hasPushSubscription,
+  type OutgoingMessage,
+  type PushMessage,
+  type SendOutcome,
+  sendMessage,
+} from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
-import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import {
+  renderEmail,
+  renderText,
+  TemplateError,
+  type TemplateField,
+  type TemplateVariables,
+} from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { unsubscribeUrl } from './tokens.ts';
+import { publicBaseUrl, signPushAckToken, unsubscribeUrl } from './tokens.ts';
 
 type Services = AppContext;
 
@@ -34,7 +46,8 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
   }
   let outgoing: OutgoingMessage;
   try {
-    outgoing = buildEmail(app, claimed, context);
+    outgoing =
+      claimed.channel === 'push' ? buildPush(app, claimed, context) : buildEmail(app, claimed, context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
@@ -43,11 +56,17 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
+  const recipient = outgoing.channel === 'email' ? outgoing.to : undefined;
+  return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
 }
 
 async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
   if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  if (
+    message.channel === 'push' &&
+    !(await hasPushSubscription(app.db, message.workspace_id, message.contact_id))
+  )
+    return 'the contact has no push subscription';
   return findSuppression(
     app.db,
     message.workspace_id,
@@ -62,7 +81,7 @@ function fromSendOutcome(outcome: SendOutcome) {
     return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
   }
   const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
-  return { status: outcome.status, error };
+  return { status: outcome.status, error, retryAfterMs: outcome.retryAfterMs };
 }
 
 function templateErrorText(error: TemplateError): string {
@@ -117,5 +136,50 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
     to: context.email!,
     ...rendered,
     unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+  };
+}
+
+function renderPart(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
+  try {
+    return renderText(source, variables, cacheKey === undefined ? undefined : `${cacheKey}:${field}`);
+  } catch (error) {
+    if (error instanceof TemplateError) error.field = field;
+    throw error;
+  }
+}
+
+/** A rendered click or icon URL that is not http(s) (`javascript:`…) fails the message. */
+function renderUrl(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
+  const url = renderPart(field, source, variables, cacheKey).trim();
+  if (/^https?:\/\/\S+$/i.test(url) && URL.canParse(url)) return url;
+  const error = new TemplateError(
+    `renders to ${JSON.stringify(url.slice(0, 100))}, not an http(s) URL`,
+    1,
+    1,
+  );
+  error.field = field;
+  throw error;
+}
+
+/** The step's title, body and URLs rendered as plain text; the push channel encrypts and sends. */
+function buildPush(app: Services, message: MessageRow, context: DeliveryContext): PushMessage {
+  const variables = templateVariables(app, message, context);
+  const key = cacheKeyOf(message);
+  const { subject, text, html, push = {} } = message.template;
+  return {
+    channel: 'push',
+    id: message.id,
+    contactId: message.contact_id,
+    notification: {
+      title: renderPart('title', subject, variables, key),
+      body: renderPart('body', text ?? html, variables, key),
+      ...(push.url ? { url: renderUrl('url', push.url, variables, key) } : {}),
+      ...(push.icon ? { icon: renderUrl('icon', push.icon, variables, key) } : {}),
+      ackUrl: `${publicBaseUrl(app.config)}/api/public/push/ack`,
+      ackToken: signPushAckToken(app.config, message.id),
+    },
+    ttlSeconds: push.ttlSeconds ?? app.config.PUSH_TTL_SECONDS,
+    urgency: push.urgency ?? 'normal',
+    ...(push.topic ? { topic: push.topic } : {}),
   };
 }

@@ -19,16 +19,23 @@ export type ClaimOutcome = {
   providerResponse?: string | null;
   recipient?: string;
   rendered?: boolean;
+  /** For a retry: the provider's Retry-After, used instead of the schedule's delay. */
+  retryAfterMs?: number;
 };
 
 export async function recordFailure(app: Services, message: MessageRow, error: string) {
   return recordOutcome(app, message, { status: 'permanent', error });
 }
 
-/** The seconds to wait before the next attempt, or null after the last one. */
-function retryDelay(app: Services, attempts: number): number | null {
+/**
+ * The seconds to wait before the next attempt, or null after the last one. A provider's
+ * Retry-After (a push service's 429) replaces the schedule's delay; the schedule still counts the
+ * attempts, so a provider that keeps refusing cannot keep a message queued for ever.
+ */
+function retryDelay(app: Services, attempts: number, retryAfterMs?: number): number | null {
   const schedule = app.config.MESSAGE_RETRY_SCHEDULE;
-  return attempts <= schedule.length ? schedule[attempts - 1] : null;
+  if (attempts > schedule.length) return null;
+  return retryAfterMs === undefined ? schedule[attempts - 1] : retryAfterMs / 1000;
 }
 
 export async function recordOutcome(
@@ -36,7 +43,7 @@ export async function recordOutcome(
   message: MessageRow,
   outcome: ClaimOutcome,
 ): Promise<MessageStatus> {
-  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts) : null;
+  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts, outcome.retryAfterMs) : null;
   const status = finalStatus(outcome.status, delay);
   const recorded = await app.db.transaction(async (tx) => {
     const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay * 1000);
