@@ -8,12 +8,14 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'publicEvents',
   'events',
   'scoring',
   'campaigns',
   'messages',
   'segments',
   'contacts',
+  'publicKeys',
   'apiKeys',
   'workspaces',
   'accounts',

@@ -166,6 +166,12 @@ const environmentSchema = z.object({
   // How long a push service keeps an undelivered notification when the step names no TTL (28 days at most).
   PUSH_TTL_SECONDS: wholeNumber(0, 2_419_200, ' of seconds').default(86_400),
   PUSH_TIMEOUT_MS: durationMs(15_000),
+  // Public (publishable-key) endpoints: requests per window per key and per client address.
+  PUBLIC_RATE_WINDOW_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
+  PUBLIC_RATE_LIMIT_PER_KEY: wholeNumber(1).default(600),
+  PUBLIC_RATE_LIMIT_PER_IP: wholeNumber(1).default(120),
+  // Hosted form submissions per client address per PUBLIC_RATE_WINDOW_SECONDS.
+  FORM_RATE_LIMIT_PER_IP: wholeNumber(1).default(10),
 });
 
 export type Config = Omit<

@@ -13,6 +13,8 @@ import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
 import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
+import * as publicEvents from '../publicEvents/feature.ts';
+import * as publicKeys from '../publicKeys/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
@@ -27,6 +29,8 @@ export {
   events,
   health,
   messages,
+  publicEvents,
+  publicKeys,
   scoring,
   segments,
   webhooks,

@@ -10,6 +10,8 @@ import {
   events,
   health,
   messages,
+  publicEvents,
+  publicKeys,
   scoring,
   segments,
   webhooks,
@@ -22,6 +24,7 @@ export function allRoutes(): RouteDefinition[] {
     ...accounts.routes,
     ...workspaces.routes,
     ...apiKeys.routes,
+    ...publicKeys.routes,
     ...contacts.routes,
     ...events.routes,
     ...campaigns.routes,
@@ -30,5 +33,6 @@ export function allRoutes(): RouteDefinition[] {
     ...scoring.routes,
     ...webhooks.routes,
     ...messages.routes,
+    ...publicEvents.routes,
   ];
 }

@@ -23,6 +23,9 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   invitation: 'inv',
   pushSubscription: 'psb',
+  publishableKey: 'pkey',
+  form: 'frm',
+  formSubmission: 'fsub',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
