@@ -15,6 +15,7 @@ import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as publicEvents from '../publicEvents/feature.ts';
 import * as publicKeys from '../publicKeys/feature.ts';
+import * as push from '../push/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
@@ -31,6 +32,7 @@ export {
   messages,
   publicEvents,
   publicKeys,
+  push,
   scoring,
   segments,
   webhooks,

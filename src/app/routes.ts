@@ -12,6 +12,7 @@ import {
   messages,
   publicEvents,
   publicKeys,
+  push,
   scoring,
   segments,
   webhooks,
@@ -34,5 +35,6 @@ export function allRoutes(): RouteDefinition[] {
     ...webhooks.routes,
     ...messages.routes,
     ...publicEvents.routes,
+    ...push.routes,
   ];
 }

@@ -14,6 +14,7 @@ export { PUSH_ENDPOINT_MAX_LENGTH, pushEndpointRefusal } from './push/endpoint.t
 export { PUSH_PAYLOAD_MAX_BYTES } from './push/send.ts';
 export { findPushPublicKey } from './push/service.ts';
 export {
+  findPushSubscriptionContact,
   hasPushSubscription,
   type NewPushSubscription,
   upsertPushSubscription,

@@ -5,6 +5,7 @@
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';
 export { SEND_QUEUE } from './outcomes.ts';
+export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,
   type Channel,
@@ -14,5 +15,11 @@ export {
 } from './queries.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
 export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
-export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
+export {
+  signPushAckToken,
+  signUnsubscribeToken,
+  unsubscribeUrl,
+  verifyPushAckToken,
+  verifyUnsubscribeToken,
+} from './tokens.ts';
 export { unsubscribeContact } from './unsubscribe.ts';

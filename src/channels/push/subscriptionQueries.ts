@@ -46,6 +46,13 @@ export async function upsertPushSubscription(db: Db, workspaceId: string, s: New
   `);
 }
 
+/** The contact a browser's endpoint is registered to, if any. */
+export async function findPushSubscriptionContact(db: Db, workspaceId: string, endpoint: string) {
+  return db.maybeOneFirst(sql.type(z.object({ contact_id: z.string() }))`
+    select contact_id from push_subscriptions where workspace_id = ${workspaceId} and endpoint = ${endpoint}
+  `);
+}
+
 export async function listPushSubscriptions(db: Db, workspaceId: string, contactId: string) {
   return db.any(sql.type(PushSubscriptionRow)`
     select ${columns} from push_subscriptions
