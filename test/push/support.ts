@@ -24,6 +24,7 @@ export async function pushWorkspace() {
     'contacts:read',
     'contacts:write',
     'campaigns:write',
+    'events:read',
     'events:write',
   ]);
   return {
