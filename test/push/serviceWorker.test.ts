@@ -1,0 +1,149 @@
+// /sdk/sw.js in a real browser (headless Chromium through the DevTools protocol). A shop's site on
+// another origin has the one-line /sw.js that imports ours. PushManager.subscribe() cannot work
+// offline, so the push the channel really sent (captured and decrypted by the fake push service)
+// is handed to the service worker with ServiceWorker.deliverPushMessage: the notification must
+// show, the delivery ack reach us; a click must ack and open the step's URL.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import puppeteer, { type Browser, type CDPSession, type Page, type WebWorker } from 'puppeteer-core';
+import { eventually, uniqueEmail } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { type FakePushService, startFakePushService } from './fakePushService.ts';
+import { messageWhen, outgoing, pushWorkspace, sendPushStep, subscribeByEmail } from './support.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The shop: a page, and the service worker its owner writes (one importScripts line). */
+async function startShop(): Promise<{ origin: string; close: () => Promise<void> }> {
+  const shop = http.createServer((req, res) => {
+    if (req.url === '/sw.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(`importScripts('${server().baseUrl}/sdk/sw.js');\n`);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>Shop</title><h1>Shop</h1>');
+    }
+  });
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  // localhost, not 127.0.0.1: another origin than Switchboard's, and a secure context.
+  const origin = `http://localhost:${(shop.address() as AddressInfo).port}`;
+  return { origin, close: () => new Promise((resolve) => shop.close(() => resolve())) };
+}
+
+/** Registers the shop's /sw.js and waits until DevTools reports it activated and running. */
+async function registerWorker(browser: Browser, page: Page, cdp: CDPSession, origin: string) {
+  const registrations = new Map<string, string>();
+  const running = new Set<string>();
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: updated }) => {
+    for (const r of updated) if (!r.isDeleted) registrations.set(r.scopeURL, r.registrationId);
+  });
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const v of versions) {
+      if (v.status === 'activated' && v.runningStatus === 'running') running.add(v.registrationId);
+      else running.delete(v.registrationId);
+    }
+  });
+  await cdp.send('ServiceWorker.enable');
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.ready;
+  });
+  const target = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/sw.js'));
+  const worker = (await target.worker()) as WebWorker;
+  const registrationId = await eventually(async () => registrations.get(`${origin}/`));
+  await eventually(async () => running.has(registrationId));
+  // DevTools holds a worker it attaches to until its context is used: this also waits for the
+  // shop's /sw.js (and our importScripts) to have run.
+  expect(await worker.evaluate(() => typeof (self as unknown as { registration: unknown }).registration)).to.equal('object');
+  return { worker, registrationId };
+}
+
+describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
+  this.timeout(60_000);
+  let push: FakePushService;
+  let shop: Awaited<ReturnType<typeof startShop>>;
+  let browser: Browser;
+  before(async () => {
+    push = await startFakePushService();
+    shop = await startShop();
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await shop?.close();
+    await push?.close();
+  });
+
+  it('shows the notification, acknowledges delivery, and on click acknowledges it and opens the URL', async () => {
+    const ws = await pushWorkspace();
+    const phone = push.browser();
+    const contactId = await subscribeByEmail(ws, uniqueEmail('chromium'), phone.subscription);
+    const messageId = await sendPushStep(ws, contactId, {
+      title: 'Sale',
+      body: 'Half price today',
+      url: 'https://shop.example.com/sale',
+    });
+    await messageWhen(ws, messageId, 'sent');
+    const request = push.received.find((r) => r.path === new URL(phone.subscription.endpoint).pathname)!;
+    const payload = push.decrypt(request, phone.keys) as Record<string, string>;
+    // Without PUBLIC_URL the ack URL names the default port; this test server listens elsewhere.
+    payload.ackUrl = `${server().baseUrl}${new URL(payload.ackUrl).pathname}`;
+
+    const context = browser.defaultBrowserContext();
+    await context.overridePermissions(shop.origin, ['notifications']);
+    const page = await browser.newPage();
+    await page.goto(shop.origin);
+    const cdp = await page.createCDPSession();
+    const { worker, registrationId } = await registerWorker(browser, page, cdp, shop.origin);
+
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: shop.origin,
+      registrationId,
+      data: JSON.stringify(payload),
+    });
+    const shown = await eventually(() =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.ready;
+        const [n] = await registration.getNotifications();
+        return n && { title: n.title, body: n.body, tag: n.tag, url: n.data?.url };
+      }),
+    );
+    expect(shown).to.deep.equal({ title: 'Sale', body: 'Half price today', tag: messageId, url: 'https://shop.example.com/sale' });
+    const delivered = await eventually(async () => {
+      const emitted = await outgoing(ws.workspaceId, 'message.delivered');
+      return emitted.length ? emitted : null;
+    });
+    expect(delivered).to.deep.equal([{ messageId, contactId, channel: 'push' }]);
+
+    // No DevTools command clicks a notification: the worker dispatches the event a click would.
+    const clicked = await worker.evaluate(async () => {
+      const scope = self as unknown as ServiceWorkerGlobalScope & { opened: string[] };
+      scope.opened = [];
+      scope.clients.openWindow = async (url: string | URL) => {
+        scope.opened.push(String(url));
+        return null;
+      };
+      const [notification] = await scope.registration.getNotifications();
+      const event = new NotificationEvent('notificationclick', { notification });
+      let error: string | null = null;
+      try {
+        scope.dispatchEvent(event);
+      } catch (e) {
+        error = String(e);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { opened: scope.opened, left: (await scope.registration.getNotifications()).length, error };
+    });
+    expect(clicked.opened).to.deep.equal(['https://shop.example.com/sale']);
+    expect(clicked.left).to.equal(0);
+    await eventually(async () => (await outgoing(ws.workspaceId, 'push.clicked')).length === 1);
+    expect(await outgoing(ws.workspaceId, 'push.clicked')).to.deep.equal([{ contactId, messageId }]);
+    expect(await outgoing(ws.workspaceId, 'message.opened')).to.deep.equal([{ messageId, contactId, channel: 'push' }]);
+    await page.close();
+  });
+});
