@@ -14,6 +14,18 @@ import { messageWhen, outgoing, pushWorkspace, sendPushStep, subscribeByEmail } 
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+type Shown = { title: string; options: { body: string; tag: string; data: Record<string, unknown> } };
+
+/** What the test touches of the service worker's global scope (the DOM's webworker types are not loaded). */
+type WorkerScope = {
+  registration: { showNotification: (title: string, options: Shown['options']) => Promise<void> };
+  clients: { openWindow: (url: string) => Promise<unknown> };
+  shown: Shown[];
+  dispatchEvent: (event: Event) => boolean;
+};
+/** Exists in the worker, where these functions run. */
+declare const ExtendableEvent: typeof Event;
+
 /** The shop: a page, and the service worker its owner writes (one importScripts line). */
 async function startShop(): Promise<{ origin: string; close: () => Promise<void> }> {
   const shop = http.createServer((req, res) => {
@@ -108,7 +120,7 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
     // Headless Chromium has no notification centre and getNotifications() sometimes reads back
     // nothing: the worker's showNotification is observed (and still called) instead.
     await worker.evaluate(() => {
-      const scope = self as unknown as ServiceWorkerGlobalScope & { shown: unknown[] };
+      const scope = self as unknown as WorkerScope;
       const registration = scope.registration;
       const show = registration.showNotification.bind(registration);
       scope.shown = [];
@@ -122,9 +134,8 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
       registrationId,
       data: JSON.stringify(payload),
     });
-    type Shown = { title: string; options: { body: string; tag: string; data: Record<string, unknown> } };
     const [shown] = await eventually(async () => {
-      const list = await worker.evaluate(() => (self as unknown as { shown: Shown[] }).shown);
+      const list = await worker.evaluate(() => (self as unknown as WorkerScope).shown);
       return list.length ? list : null;
     });
     expect(shown.title).to.equal('Sale');
@@ -139,11 +150,11 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
     // No DevTools command clicks a notification: the worker dispatches the event a click would
     // fire, carrying the shown notification's data (openWindow observed, as it needs a real click).
     const clicked = await worker.evaluate(async (data) => {
-      const scope = self as unknown as ServiceWorkerGlobalScope;
+      const scope = self as unknown as WorkerScope;
       const opened: string[] = [];
       let closed = false;
       const pending: Promise<unknown>[] = [];
-      scope.clients.openWindow = async (url: string | URL) => {
+      scope.clients.openWindow = async (url: string) => {
         opened.push(String(url));
         return null;
       };
