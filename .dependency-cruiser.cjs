@@ -9,6 +9,7 @@
 const FEATURE_ORDER = [
   'webhooks',
   'push',
+  'forms',
   'publicEvents',
   'events',
   'scoring',

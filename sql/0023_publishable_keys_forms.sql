@@ -55,7 +55,8 @@ create table form_submissions (
   workspace_id text not null references workspaces (id) on delete cascade,
   id text not null primary key,
   form_id text not null references forms (id) on delete cascade,
-  contact_id text references contacts (id) on delete set null,
+  -- Erasing a person erases what they typed into forms too.
+  contact_id text references contacts (id) on delete cascade,
   fields jsonb not null check (jsonb_typeof(fields) = 'object'),
   -- Double opt-in: pending until the confirmation link is followed; otherwise confirmed at once.
   confirmation text not null check (confirmation in ('none', 'pending', 'confirmed')),

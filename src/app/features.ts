@@ -11,6 +11,7 @@ import * as campaigns from '../campaigns/feature.ts';
 import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
+import * as forms from '../forms/feature.ts';
 import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as publicEvents from '../publicEvents/feature.ts';
@@ -28,6 +29,7 @@ export {
   channels,
   contacts,
   events,
+  forms,
   health,
   messages,
   publicEvents,

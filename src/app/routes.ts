@@ -8,6 +8,7 @@ import {
   channels,
   contacts,
   events,
+  forms,
   health,
   messages,
   publicEvents,
@@ -36,5 +37,6 @@ export function allRoutes(): RouteDefinition[] {
     ...messages.routes,
     ...publicEvents.routes,
     ...push.routes,
+    ...forms.routes,
   ];
 }

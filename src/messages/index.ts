@@ -14,7 +14,7 @@ export {
   type MessageTemplate,
 } from './queries.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
-export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
+export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
 export {
   signPushAckToken,
   signUnsubscribeToken,

@@ -4,7 +4,7 @@
 // page carries an identity token from the customer's backend.
 import { z } from 'zod';
 import { AnonymousId, JsonObject, text } from '../contacts/index.ts';
-import { ingestEvents } from '../events/index.ts';
+import { ingestEvents, trackingFields } from '../events/index.ts';
 import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';
 import { type Identity, type PublicCaller, publicRoute, verifyIdentity } from '../publicKeys/index.ts';
@@ -29,12 +29,7 @@ const PublicEventBody = z
       description: 'hex(HMAC-SHA256(identity secret, email or contactId)), computed by your backend.',
     }),
     metadata: JsonObject.optional(),
-    sessionId: text(200).optional(),
-    pageUrl: text(2048).optional(),
-    referrer: text(2048).optional(),
-    utmSource: text(200).optional(),
-    utmMedium: text(200).optional(),
-    utmCampaign: text(200).optional(),
+    ...trackingFields,
   })
   .openapi('PublicEventRequest', {
     example: {

@@ -4,9 +4,10 @@
 // per key and per client address. A secret key (`sb_…`, or any Authorization header) is refused
 // on this path, without CORS headers, so a page that leaks one learns at once that it must not.
 //
-// Order: the address limit first (it also bounds guessing keys), then the key and its origin,
-// then the key's limit. CORS headers are set as soon as the origin is known to be allowed, so the
-// page can read every later answer (429, 400, 403 for an event type).
+// Order: the key and its origin, then the address limit and the key's limit. CORS headers are set
+// as soon as the origin is known to be allowed, so the page can read every later answer (429, 400,
+// 403 for an event type). An unknown key costs one indexed lookup and is not counted: the keys
+// are public anyway, and 192 random bits are not worth guessing.
 import type { Request, Response } from 'express';
 import type { AppContext } from '../http/context.ts';
 import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
@@ -73,13 +74,6 @@ export async function authenticatePublicRequest(
 ): Promise<PublicCaller> {
   const presented = presentedPublishableKey(req);
   const settings = app.config;
-  await limitRequests(
-    app.db,
-    settings,
-    `ip:${req.ip}`,
-    settings.PUBLIC_RATE_LIMIT_PER_IP,
-    'from your address',
-  );
   const row =
     presented && isWellFormedPublishableKey(presented)
       ? await findLivePublishableKey(app.db, presented)
@@ -99,6 +93,13 @@ export async function authenticatePublicRequest(
     }
     allowOrigin(res, origin);
   }
+  await limitRequests(
+    app.db,
+    settings,
+    `ip:${req.ip}`,
+    settings.PUBLIC_RATE_LIMIT_PER_IP,
+    'from your address',
+  );
   await limitRequests(
     app.db,
     settings,

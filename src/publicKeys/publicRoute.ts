@@ -2,7 +2,7 @@
 // such: publishable key first (publicAccess.ts), then the route's own validation and handler,
 // which receives the caller. The definition carries its CORS preflight for the web app to mount.
 import { z } from 'zod';
-import { RetryAfterHeader } from '../http/openapi.ts';
+import { RetryAfterHeader, registry } from '../http/openapi.ts';
 import {
   access,
   defineRoute,
@@ -21,6 +21,20 @@ import {
 } from './publicAccess.ts';
 
 type Schema = z.ZodType;
+
+registry.registerComponent('securitySchemes', 'publishableKey', {
+  type: 'apiKey',
+  in: 'header',
+  name: PUBLISHABLE_KEY_HEADER,
+  description:
+    "A publishable key (`pk_…`), safe in page source: public endpoints only, from the key's origins only.",
+});
+
+const ACCESS = access.publicWith(
+  'publishableKey',
+  `Requires a publishable key (\`${PUBLISHABLE_KEY_HEADER}: pk_…\` or \`?key=pk_…\`); from a browser, the page's ` +
+    "origin must be on the key's list (CORS answers those origins only). Secret keys are refused.",
+);
 
 export const PublishableKeyHeader = z.object({
   [PUBLISHABLE_KEY_HEADER]: z.string().optional().openapi({
@@ -71,13 +85,7 @@ export function publicRoute<
 >(spec: PublicRouteSpec<P, Q, B>): RouteDefinition {
   const route = defineRoute<P, Q, B>({
     ...(spec as unknown as RouteSpec<P, Q, B>),
-    access: access.public,
-    description: [
-      spec.description,
-      `Authenticated by a publishable key (\`${PUBLISHABLE_KEY_HEADER}\`); CORS for the key's origins.`,
-    ]
-      .filter(Boolean)
-      .join('\n\n'),
+    access: ACCESS,
     requestHeaders: spec.requestHeaders
       ? spec.requestHeaders.extend(PublishableKeyHeader.shape)
       : PublishableKeyHeader,

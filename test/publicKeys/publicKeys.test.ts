@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { type SecondWeb, server, startSecondWeb } from '../support/server.ts';
 
 const ORIGIN = 'https://shop.example.com';
 
@@ -146,7 +146,11 @@ describe('public endpoints: CORS', () => {
   it('refuses a secret key on the public path, whether as Bearer or in the publishable-key header', async () => {
     const { admin, workspaceId } = await setup();
     const { key } = await keyClient(admin, workspaceId, ['events:write']);
-    for (const headers of [{ authorization: `Bearer ${key}` }, { 'x-publishable-key': key }]) {
+    const presented: Record<string, string>[] = [
+      { authorization: `Bearer ${key}` },
+      { 'x-publishable-key': key },
+    ];
+    for (const headers of presented) {
       const response = await publicPost(
         '/api/public/events',
         { type: 'page_view' },
@@ -221,5 +225,45 @@ describe('identity tokens', () => {
       { 'x-publishable-key': pk },
     );
     expectProblem(response, 403);
+  });
+});
+
+describe('public endpoints: limits', () => {
+  let web: SecondWeb;
+  before(async () => {
+    web = await startSecondWeb({
+      PUBLIC_RATE_LIMIT_PER_KEY: 3,
+      PUBLIC_RATE_LIMIT_PER_IP: 2,
+      trustProxy: true,
+    });
+  });
+  after(() => web.stop());
+
+  const post = (pk: string, address: string) =>
+    fetch(`${web.url}/api/public/events`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-publishable-key': pk,
+        origin: ORIGIN,
+        'x-forwarded-for': address,
+      },
+      body: JSON.stringify({ type: 'page_view' }),
+    });
+
+  it('limits requests per client address and per key, with Retry-After the page can read', async () => {
+    const { admin, workspaceId, pk } = await setup();
+    const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    expect((await post(pk, address)).status).to.equal(201);
+    expect((await post(pk, address)).status).to.equal(201);
+    const perAddress = await post(pk, address);
+    expect(perAddress.status).to.equal(429);
+    expect(Number(perAddress.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(perAddress.headers.get('access-control-expose-headers')).to.match(/Retry-After/);
+    expect((await post(pk, '203.0.113.9')).status).to.equal(201);
+    const perKey = await post(pk, '203.0.113.10');
+    expect(perKey.status).to.equal(429);
+    expect(perKey.headers.get('access-control-allow-origin')).to.equal(ORIGIN);
+    expect((await admin.get(`/api/workspaces/${workspaceId}/events`)).body).to.have.length(3);
   });
 });
