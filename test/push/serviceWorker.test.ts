@@ -6,13 +6,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import puppeteer, { type Browser, type CDPSession, type Page, type WebWorker } from 'puppeteer-core';
+import type { Browser, CDPSession, Page, WebWorker } from 'puppeteer-core';
+import { launchChromium } from '../support/browser.ts';
 import { eventually, uniqueEmail } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { type FakePushService, startFakePushService } from './fakePushService.ts';
 import { messageWhen, outgoing, pushWorkspace, sendPushStep, subscribeByEmail } from './support.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 type Shown = { title: string; options: { body: string; tag: string; data: Record<string, unknown> } };
 
@@ -83,11 +82,7 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
   before(async () => {
     push = await startFakePushService();
     shop = await startShop();
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
