@@ -11,7 +11,7 @@ import { expectProblem, uniqueEmail, workspaceWithAdmin } from '../support/facto
 import { server, startSecondWeb } from '../support/server.ts';
 import { type FakePushService, startFakePushService } from './fakePushService.ts';
 import {
-  messageWhen,
+  deliveredPush,
   outgoing,
   postSubscription,
   pushWorkspace,
@@ -254,18 +254,8 @@ describe('push acknowledgements', function () {
     });
 
   async function sentPush() {
-    const ws = await pushWorkspace();
-    const browser = push.browser();
-    const contactId = await subscribeByEmail(ws, uniqueEmail('ack'), browser.subscription);
-    const messageId = await sendPushStep(ws, contactId, {
-      title: 'Hi',
-      body: 'There',
-      url: 'https://shop.example.com/',
-    });
-    await messageWhen(ws, messageId, 'sent');
-    const request = push.received.find((r) => r.path === new URL(browser.subscription.endpoint).pathname)!;
-    const { ackToken } = push.decrypt(request, browser.keys) as { ackToken: string };
-    return { ws, contactId, messageId, ackToken };
+    const sent = await deliveredPush(push, { title: 'Hi', body: 'There', url: 'https://shop.example.com/' });
+    return { ...sent, ackToken: sent.payload.ackToken };
   }
 
   it('delivered → message.delivered once; clicked → push.clicked and message.opened once', async () => {

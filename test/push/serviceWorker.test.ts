@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, CDPSession, Page, WebWorker } from 'puppeteer-core';
 import { launchChromium } from '../support/browser.ts';
-import { eventually, uniqueEmail } from '../support/factories.ts';
+import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { type FakePushService, startFakePushService } from './fakePushService.ts';
-import { messageWhen, outgoing, pushWorkspace, sendPushStep, subscribeByEmail } from './support.ts';
+import { deliveredPush, outgoing } from './support.ts';
 
 type Shown = { title: string; options: { body: string; tag: string; data: Record<string, unknown> } };
 
@@ -91,17 +91,11 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
   });
 
   it('shows the notification, acknowledges delivery, and on click acknowledges it and opens the URL', async () => {
-    const ws = await pushWorkspace();
-    const phone = push.browser();
-    const contactId = await subscribeByEmail(ws, uniqueEmail('chromium'), phone.subscription);
-    const messageId = await sendPushStep(ws, contactId, {
+    const { ws, contactId, messageId, payload } = await deliveredPush(push, {
       title: 'Sale',
       body: 'Half price today',
       url: 'https://shop.example.com/sale',
     });
-    await messageWhen(ws, messageId, 'sent');
-    const request = push.received.find((r) => r.path === new URL(phone.subscription.endpoint).pathname)!;
-    const payload = push.decrypt(request, phone.keys) as Record<string, string>;
     // Without PUBLIC_URL the ack URL names the default port; this test server listens elsewhere.
     payload.ackUrl = `${server().baseUrl}${new URL(payload.ackUrl).pathname}`;
 

@@ -5,8 +5,8 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { activeCampaign, outgoing } from '../messages/support.ts';
 import { Client } from '../support/client.ts';
-import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
-import type { BrowserSubscription } from './fakePushService.ts';
+import { eventually, keyClient, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import type { BrowserSubscription, FakePushService } from './fakePushService.ts';
 
 export const SHOP_ORIGIN = 'https://shop.example.com';
 
@@ -82,6 +82,21 @@ export async function messageWhen(ws: PushWorkspace, messageId: string, status: 
     const got = await ws.client.get(`${ws.base}/messages/${messageId}`);
     return got.body.status === status ? got.body : null;
   });
+}
+
+/**
+ * A new workspace's contact with one browser, sent a push step through the fake push service: the
+ * payload as the browser decrypts it.
+ */
+export async function deliveredPush(push: FakePushService, step: Record<string, unknown>) {
+  const ws = await pushWorkspace();
+  const browser = push.browser();
+  const contactId = await subscribeByEmail(ws, uniqueEmail('push'), browser.subscription);
+  const messageId = await sendPushStep(ws, contactId, step);
+  await messageWhen(ws, messageId, 'sent');
+  const request = push.received.find((r) => r.path === new URL(browser.subscription.endpoint).pathname)!;
+  const payload = push.decrypt(request, browser.keys) as Record<string, string>;
+  return { ws, contactId, messageId, payload };
 }
 
 export { outgoing };
