@@ -2,30 +2,21 @@
 // in and submits it; and with double opt-in, the link in the confirmation email, opened in the
 // browser, subscribes the contact only once its button is pressed.
 import { expect } from 'chai';
-import type { Browser } from 'puppeteer-core';
-import { messagingWorkspace, type Sink, startSink } from '../messages/support.ts';
-import { launchChromium } from '../support/browser.ts';
+import { messagingWorkspace, suiteSink } from '../messages/support.ts';
+import { suiteChromium } from '../support/browser.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { formsWorkspace, makeForm } from './support.ts';
 
 describe('hosted form in headless Chromium', function () {
   this.timeout(60_000);
-  let sink: Sink;
-  let browser: Browser;
-  before(async () => {
-    sink = await startSink();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await sink.close();
-  });
+  const sink = suiteSink();
+  const chromium = suiteChromium();
 
   it('is filled in with labelled inputs and submitted, loading nothing from elsewhere', async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     const opened = await page.goto(`${server().baseUrl}/f/${form.id}`);
@@ -63,7 +54,7 @@ describe('hosted form in headless Chromium', function () {
   it('shows the errors beside the inputs when the browser lets an invalid value through', async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     await page.goto(`${server().baseUrl}/f/${form.id}`);
     // Turn off the browser's own checks, as an old browser would not have them.
     await page.$eval('form', (node) => node.setAttribute('novalidate', ''));
@@ -86,7 +77,7 @@ describe('hosted form in headless Chromium', function () {
     const { client, base } = await formsWorkspace(admin, workspaceId);
     const form = await makeForm(client, base, { doubleOptIn: true });
     const email = `confirm.${Date.now()}@example.com`;
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     await page.goto(`${server().baseUrl}/f/${form.id}`);
     await page.type('#f-email', email);
     await page.click('#f-consent');
