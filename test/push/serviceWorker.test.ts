@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, CDPSession, Page, WebWorker } from 'puppeteer-core';
-import { launchChromium } from '../support/browser.ts';
+import { suiteChromium } from '../support/browser.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { type FakePushService, startFakePushService } from './fakePushService.ts';
@@ -78,14 +78,12 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
   this.timeout(60_000);
   let push: FakePushService;
   let shop: Awaited<ReturnType<typeof startShop>>;
-  let browser: Browser;
+  const chromium = suiteChromium();
   before(async () => {
     push = await startFakePushService();
     shop = await startShop();
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await shop?.close();
     await push?.close();
   });
@@ -99,6 +97,7 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
     // Without PUBLIC_URL the ack URL names the default port; this test server listens elsewhere.
     payload.ackUrl = `${server().baseUrl}${new URL(payload.ackUrl).pathname}`;
 
+    const { browser } = chromium;
     const context = browser.defaultBrowserContext();
     await context.overridePermissions(shop.origin, ['notifications']);
     const page = await browser.newPage();
