@@ -11,6 +11,7 @@ import * as campaigns from '../campaigns/feature.ts';
 import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
+import * as feedback from '../feedback/feature.ts';
 import * as forms from '../forms/feature.ts';
 import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
@@ -19,6 +20,8 @@ import * as publicKeys from '../publicKeys/feature.ts';
 import * as push from '../push/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
+import * as telegram from '../telegram/feature.ts';
+import * as tracking from '../tracking/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
 import * as workspaces from '../workspaces/feature.ts';
 
@@ -29,6 +32,7 @@ export {
   channels,
   contacts,
   events,
+  feedback,
   forms,
   health,
   messages,
@@ -37,6 +41,8 @@ export {
   push,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 };

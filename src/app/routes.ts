@@ -8,6 +8,7 @@ import {
   channels,
   contacts,
   events,
+  feedback,
   forms,
   health,
   messages,
@@ -16,6 +17,8 @@ import {
   push,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -38,5 +41,8 @@ export function allRoutes(): RouteDefinition[] {
     ...publicEvents.routes,
     ...push.routes,
     ...forms.routes,
+    ...feedback.routes,
+    ...tracking.routes,
+    ...telegram.routes,
   ];
 }

@@ -109,7 +109,12 @@ export function templateOf(step: Step): MessageTemplate {
     const push = { url, icon, urgency, ttlSeconds, topic } as MessageTemplate['push'];
     return { subject: String(step.title), html: String(step.body), text: String(step.body), push };
   }
-  return { subject: '', html: String(step.text), text: String(step.text) };
+  return {
+    subject: '',
+    html: String(step.text),
+    text: String(step.text),
+    ...(step.parseMode ? { parseMode: step.parseMode as MessageTemplate['parseMode'] } : {}),
+  };
 }
 
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */

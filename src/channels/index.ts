@@ -3,10 +3,18 @@
 import type { AppContext } from '../http/context.ts';
 import { emailChannel } from './email/channel.ts';
 import { pushChannel } from './push/channel.ts';
+import { telegramChannel } from './telegram/channel.ts';
 import type { Channel, OutgoingMessage, SendOutcome } from './types.ts';
 
 export { emailChannel } from './email/channel.ts';
-export { classifySmtpError } from './email/send.ts';
+export {
+  FEEDBACK_PROVIDERS,
+  type FeedbackEndpointRow,
+  type FeedbackProvider,
+  findFeedbackEndpointById,
+} from './email/feedbackQueries.ts';
+export { openPostmarkCredentials } from './email/feedbackService.ts';
+export { classifySmtpError, FEEDBACK_MESSAGE_ID } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
 export { pushChannel } from './push/channel.ts';
@@ -20,6 +28,22 @@ export {
   upsertPushSubscription,
 } from './push/subscriptionQueries.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
+export {
+  type ChannelRates,
+  channelRateDefaults,
+  findChannelRates,
+  noSendRate,
+  reserveSendSlot,
+  type SendSlot,
+  setChannelRates,
+} from './rateLimit.ts';
+export { describeTelegramError, GrammyError } from './telegram/api.ts';
+export { sendTelegramText, telegramChannel } from './telegram/channel.ts';
+export {
+  isTelegramWebhookSecret,
+  TELEGRAM_WEBHOOK_PATH,
+  type TelegramSettings,
+} from './telegram/service.ts';
 export type {
   Channel,
   EmailMessage,
@@ -30,6 +54,7 @@ export type {
   SendFailure,
   SendOutcome,
   SendStage,
+  TelegramMessage,
 } from './types.ts';
 
 const channels: {
@@ -37,6 +62,7 @@ const channels: {
 } = {
   email: emailChannel,
   push: pushChannel,
+  telegram: telegramChannel,
 };
 
 /** Sends through the message's channel; a channel the workspace has not configured answers `permanent` at stage `config`. */
@@ -45,6 +71,7 @@ export function sendMessage(
   workspaceId: string,
   message: OutgoingMessage,
 ): Promise<SendOutcome> {
+  // Each channel takes its own variant; the message's `channel` picked the matching one.
   return (channels[message.channel] as Channel).send(app, workspaceId, message);
 }
 

@@ -1,4 +1,4 @@
-// The boundary every channel module sits behind (email now; web push and Telegram next). The
+// The boundary every channel module sits behind (email, Telegram; web push next). The
 // flow engine and transactional sends build an OutgoingMessage, call `send`, and record the
 // outcome; a channel never writes message rows or emits webhooks itself.
 import type { AppContext } from '../http/context.ts';
@@ -16,9 +16,10 @@ export type EmailMessage = {
   text?: string;
   /**
    * RFC 8058 one-click unsubscribe: `url` (https) becomes List-Unsubscribe with `mailto` beside it
-   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature.
+   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature. Without
+   * `mailto`, the channel's `unsubscribeMailto` setting makes one from `token`.
    */
-  unsubscribe?: { url: string; mailto?: string };
+  unsubscribe?: { url: string; mailto?: string; token?: string };
 };
 
 /** What the service worker (/sdk/sw.js) receives, as JSON encrypted to each subscription. */
@@ -49,8 +50,18 @@ export type PushMessage = {
   topic?: string;
 };
 
-/** One variant per channel; Telegram adds its own. */
-export type OutgoingMessage = EmailMessage | PushMessage;
+export type TelegramMessage = {
+  channel: 'telegram';
+  /** Our message id (for logs; Telegram has no place for it). */
+  id: string;
+  /** The contact's linked chat. */
+  chatId: number;
+  text: string;
+  parseMode?: 'HTML' | 'MarkdownV2';
+};
+
+/** One variant per channel. */
+export type OutgoingMessage = EmailMessage | PushMessage | TelegramMessage;
 
 export type SendFailure = {
   /**
@@ -61,7 +72,7 @@ export type SendFailure = {
   status: 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
   error: string;
   stage?: SendStage;
-  /** For `retry`: how long the provider asked us to wait (Retry-After), instead of the retry schedule. */
+  /** A retry the provider asked to be made no sooner than this (Telegram's `retry_after`). */
   retryAfterMs?: number;
 };
 

@@ -6,7 +6,8 @@ import { ContactRow, contactColumns } from './queries.ts';
 
 /**
  * Moves events, segment memberships, enrollments, messages, score history, aliases, kept
- * anonymousIds and web push subscriptions (an anonymous visitor's browser) to the primary. An opt-out of either contact holds for the merged one.
+ * anonymousIds, linked Telegram chats and web push subscriptions (an anonymous visitor's browser)
+ * to the primary. An opt-out of either contact holds for the merged one.
  */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`
@@ -41,6 +42,9 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     ), moved_anonymous_ids as (
       update contact_anonymous_ids set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_telegram_chats as (
+      update telegram_chats set contact_id = ${primaryId}
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     )
     update contact_aliases set contact_id = ${primaryId}

@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   publishableKey: 'pkey',
   form: 'frm',
   formSubmission: 'fsub',
+  feedbackEndpoint: 'fbe',
+  feedbackReceipt: 'fbr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -6,6 +6,7 @@
 //   3. render with the templates kit; a template error fails the message with that error.
 //   4. call the channel, outside any transaction (a provider can take seconds).
 //   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
+// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts).
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
@@ -27,15 +28,27 @@ import {
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { publicBaseUrl, signPushAckToken, unsubscribeUrl } from './tokens.ts';
+import { publicBaseUrl, signPushAckToken, signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
 
-export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
+/** Sends the message if it is due; `paced`: its send slot is already settled (sendRate.ts). */
+export async function deliverMessage(
+  app: Services,
+  messageId: string,
+  paced = false,
+): Promise<MessageStatus> {
   const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
   if (!claimed) {
     const current = await findMessageById(app.db, messageId);
+    // Its channel has a rate: a slot first, then the claim (now, or by the paced job at the slot).
+    if (current && !paced && needsSendSlot(current)) {
+      if ((await reserveSlotFor(app, messageId)) === 'now') return deliverMessage(app, messageId, true);
+      return 'queued';
+    }
     // Erased with its contact since it was queued: nothing to send, nothing to record.
     return current?.status ?? 'failed';
   }
@@ -46,8 +59,7 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
   }
   let outgoing: OutgoingMessage;
   try {
-    outgoing =
-      claimed.channel === 'push' ? buildPush(app, claimed, context) : buildEmail(app, claimed, context);
+    outgoing = buildOutgoing(app, claimed, context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
@@ -56,8 +68,11 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  const recipient = outgoing.channel === 'email' ? outgoing.to : undefined;
-  return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
+  return recordOutcome(app, claimed, {
+    rendered: true,
+    recipient: recipientOf(outgoing),
+    ...fromSendOutcome(outcome),
+  });
 }
 
 async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
@@ -67,6 +82,8 @@ async function suppressionOf(app: Services, message: MessageRow, context: Delive
     !(await hasPushSubscription(app.db, message.workspace_id, message.contact_id))
   )
     return 'the contact has no push subscription';
+  if (message.channel === 'telegram' && context.telegram_chat_id === null)
+    return 'the contact has no linked Telegram chat';
   return findSuppression(
     app.db,
     message.workspace_id,
@@ -123,19 +140,54 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
 }
 
-/** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */
+function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  if (message.channel === 'telegram') return buildTelegram(app, message, context);
+  if (message.channel === 'push') return buildPush(app, message, context);
+  return buildEmail(app, message, context);
+}
+
+/** What the row records as the recipient: the address or the chat (push goes to the contact's browsers). */
+function recipientOf(outgoing: OutgoingMessage): string | undefined {
+  if (outgoing.channel === 'email') return outgoing.to;
+  if (outgoing.channel === 'telegram') return String(outgoing.chatId);
+  return undefined;
+}
+
+/** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
+function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const { template } = message;
+  const parseMode = template.parseMode ?? undefined;
+  const text = renderText(
+    template.text ?? template.html,
+    templateVariables(app, message, context),
+    cacheKeyOf(message),
+    parseMode === 'HTML' ? 'html' : 'text',
+  );
+  return { channel: 'telegram', id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
+}
+
+/**
+ * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
+ * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
+ * the plain links and never shows the honeypot).
+ */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const rendered = renderEmail(
     message.template,
     templateVariables(app, message, context),
     cacheKeyOf(message),
   );
+  const switches = { opens: context.track_opens, clicks: context.track_clicks };
   return {
     channel: 'email',
     id: message.id,
     to: context.email!,
     ...rendered,
-    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+    html: addTracking(app.config, rendered.html, message.id, switches),
+    unsubscribe: {
+      url: unsubscribeUrl(app.config, message.id),
+      token: signUnsubscribeToken(app.config, message.id),
+    },
   };
 }
 

@@ -19,7 +19,7 @@ export type ClaimOutcome = {
   providerResponse?: string | null;
   recipient?: string;
   rendered?: boolean;
-  /** For a retry: the provider's Retry-After, used instead of the schedule's delay. */
+  /** A retry the provider asked to wait this long for (a 429's retry_after), instead of the schedule's. */
   retryAfterMs?: number;
 };
 
@@ -28,14 +28,13 @@ export async function recordFailure(app: Services, message: MessageRow, error: s
 }
 
 /**
- * The seconds to wait before the next attempt, or null after the last one. A provider's
- * Retry-After (a push service's 429) replaces the schedule's delay; the schedule still counts the
- * attempts, so a provider that keeps refusing cannot keep a message queued for ever.
+ * The milliseconds to wait before the next attempt, or null after the last one. A provider's own
+ * wait (rate limited) replaces the schedule's for that attempt; the number of attempts is the same.
  */
-function retryDelay(app: Services, attempts: number, retryAfterMs?: number): number | null {
+function retryDelay(app: Services, attempts: number, retryAfterMs: number | undefined): number | null {
   const schedule = app.config.MESSAGE_RETRY_SCHEDULE;
   if (attempts > schedule.length) return null;
-  return retryAfterMs === undefined ? schedule[attempts - 1] : retryAfterMs / 1000;
+  return retryAfterMs ?? schedule[attempts - 1] * 1000;
 }
 
 export async function recordOutcome(
@@ -46,7 +45,7 @@ export async function recordOutcome(
   const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts, outcome.retryAfterMs) : null;
   const status = finalStatus(outcome.status, delay);
   const recorded = await app.db.transaction(async (tx) => {
-    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay * 1000);
+    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay);
     const finished = await finishClaim(tx, message.id, {
       status,
       recipient: outcome.recipient,
@@ -74,10 +73,10 @@ export async function recordOutcome(
   return status;
 }
 
-function finalStatus(status: ClaimOutcome['status'], retryDelaySeconds: number | null): MessageStatus {
+function finalStatus(status: ClaimOutcome['status'], retryDelayMs: number | null): MessageStatus {
   if (status === 'sent' || status === 'suppressed') return status;
   if (status === 'bounce') return 'bounced';
-  if (status === 'retry' && retryDelaySeconds !== null) return 'queued';
+  if (status === 'retry' && retryDelayMs !== null) return 'queued';
   return 'failed';
 }
 

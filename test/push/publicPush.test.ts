@@ -16,7 +16,6 @@ import {
   postSubscription,
   pushWorkspace,
   SHOP_ORIGIN,
-  sendPushStep,
   subscribeByEmail,
 } from './support.ts';
 

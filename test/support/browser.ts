@@ -1,5 +1,5 @@
-// Headless Chromium for the tests that drive pages in a real browser (puppeteer-core; the binary
-// is Debian's chromium, or CHROMIUM_PATH): launched before the enclosing describe block, closed after.
+// Headless Chromium for the tests that need a real browser (puppeteer-core drives Debian's
+// chromium, or CHROMIUM_PATH; `npm test` installs it first, see ensureChromium.ts).
 import puppeteer, { type Browser } from 'puppeteer-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -1,0 +1,4 @@
+// What the composition layer collects from provider feedback: its routes.
+import { feedbackRoutes } from './routes.ts';
+
+export const routes = feedbackRoutes;
