@@ -30,7 +30,8 @@ import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { publicBaseUrl, signPushAckToken, signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { isWebUrl, publicBase, signMessageToken } from './trackingTokens.ts';
 import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
@@ -203,7 +204,7 @@ function renderPart(field: TemplateField, source: string, variables: TemplateVar
 /** A rendered click or icon URL that is not http(s) (`javascript:`…) fails the message. */
 function renderUrl(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
   const url = renderPart(field, source, variables, cacheKey).trim();
-  if (/^https?:\/\/\S+$/i.test(url) && URL.canParse(url)) return url;
+  if (isWebUrl(url)) return url;
   const error = new TemplateError(
     `renders to ${JSON.stringify(url.slice(0, 100))}, not an http(s) URL`,
     1,
@@ -227,8 +228,8 @@ function buildPush(app: Services, message: MessageRow, context: DeliveryContext)
       body: renderPart('body', text ?? html, variables, key),
       ...(push.url ? { url: renderUrl('url', push.url, variables, key) } : {}),
       ...(push.icon ? { icon: renderUrl('icon', push.icon, variables, key) } : {}),
-      ackUrl: `${publicBaseUrl(app.config)}/api/public/push/ack`,
-      ackToken: signPushAckToken(app.config, message.id),
+      ackUrl: `${publicBase(app.config)}/api/public/push/ack`,
+      ackToken: signMessageToken(app.config, 'push', message.id),
     },
     ttlSeconds: push.ttlSeconds ?? app.config.PUSH_TTL_SECONDS,
     urgency: push.urgency ?? 'normal',

@@ -25,13 +25,7 @@ export {
 export { TrackingSwitches } from './schemas.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
 export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
-export {
-  signPushAckToken,
-  signUnsubscribeToken,
-  unsubscribeUrl,
-  verifyPushAckToken,
-  verifyUnsubscribeToken,
-} from './tokens.ts';
+export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {
   isWebUrl,
   signClickToken,

@@ -15,7 +15,7 @@ import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
 import type { AppContext } from '../http/context.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
-import { acknowledgePush, type PushAck, resubscribeToPush, verifyPushAckToken } from '../messages/index.ts';
+import { acknowledgePush, type PushAck, resubscribeToPush, verifyMessageToken } from '../messages/index.ts';
 import { emit } from '../outbox/emit.ts';
 import { type Identity, verifyIdentity } from '../publicKeys/index.ts';
 import type { SubscribeBody } from './schemas.ts';
@@ -98,7 +98,7 @@ export async function subscribe(
 
 /** A forged or unknown token, or a message that is not a sent push, is "not found". */
 export async function acknowledge(app: AppContext, token: string, ack: PushAck): Promise<void> {
-  const messageId = verifyPushAckToken(app.config, token);
+  const messageId = verifyMessageToken(app.config, 'push', token);
   if (!messageId || !(await acknowledgePush(app.db, messageId, ack))) {
     throw new NotFoundError('Push message', 'No sent push message has this token.');
   }
