@@ -17,6 +17,7 @@ import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as publicEvents from '../publicEvents/feature.ts';
 import * as publicKeys from '../publicKeys/feature.ts';
+import * as push from '../push/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as telegram from '../telegram/feature.ts';
@@ -37,6 +38,7 @@ export {
   messages,
   publicEvents,
   publicKeys,
+  push,
   scoring,
   segments,
   telegram,
