@@ -13,6 +13,7 @@ import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
 import * as feedback from '../feedback/feature.ts';
 import * as health from '../health/feature.ts';
+import * as imports from '../imports/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
@@ -30,6 +31,7 @@ export {
   events,
   feedback,
   health,
+  imports,
   messages,
   scoring,
   segments,
