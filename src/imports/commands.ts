@@ -1,7 +1,9 @@
 // `switchboard import contacts FILE` and `switchboard import events FILE`.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
+import { registerStepQueue } from '../campaigns/index.ts';
+import { type CliContext, parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
+import { createBoss } from '../jobs/boss.ts';
 import { type ImportKind, importFile } from './importFile.ts';
 import { progressBar } from './progress.ts';
 import { fileSize, formatOf } from './read.ts';
@@ -42,23 +44,42 @@ function summaryLine(summary: Summary): string {
   return `${verb} ${plural(Number(summary.imported), 'event')} of ${plural(summary.rows, 'row')}${skippedText(summary)}; ${plural(Number(summary.contactsCreated), 'contact')} created, ${plural(Number(summary.scoreChanges), 'score change')}, ${effects}; ${timing}`;
 }
 
+/**
+ * Enrollments queue their first step through the job queue: with --trigger-campaigns the import
+ * starts one of its own (pg-boss, as the web process does) and hands it to campaigns.
+ */
+async function withStepQueue<T>(context: CliContext, wanted: boolean, work: () => Promise<T>): Promise<T> {
+  if (!wanted) return work();
+  const boss = createBoss(context.databaseUrl, 'cli');
+  await boss.start();
+  const release = registerStepQueue(boss);
+  try {
+    return await work();
+  } finally {
+    release();
+    await boss.stop({ graceful: false });
+  }
+}
+
 function action(kind: ImportKind) {
   return run(async (file: string, raw: Record<string, unknown>) => {
     const options = parseOrThrow(ImportCommandOptions, raw);
     const format = formatOf(file, options.format);
     const progress = progressBar(await fileSize(file));
     const summary = (await withDatabase((context) =>
-      importFile(context, {
-        kind,
-        file,
-        format,
-        workspaceId: options.workspace,
-        dryRun: options.dryRun ?? false,
-        skipInvalid: options.skipInvalid ?? false,
-        rejects: options.rejects ?? `${file}.rejects`,
-        triggerCampaigns: options.triggerCampaigns ?? false,
-        progress,
-      }),
+      withStepQueue(context, options.triggerCampaigns ?? false, () =>
+        importFile(context, {
+          kind,
+          file,
+          format,
+          workspaceId: options.workspace,
+          dryRun: options.dryRun ?? false,
+          skipInvalid: options.skipInvalid ?? false,
+          rejects: options.rejects ?? `${file}.rejects`,
+          triggerCampaigns: options.triggerCampaigns ?? false,
+          progress,
+        }),
+      ),
     )) as Summary;
     print(!!options.json, summary, () => summaryLine(summary));
   });

@@ -9,6 +9,7 @@
 // Without --trigger-campaigns nothing enrolls: historical events are no reason to message anyone.
 
 import type { IdentifierSqlToken } from 'slonik';
+import { z } from 'zod';
 import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '../campaigns/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { sql } from '../db/pool.ts';
@@ -65,8 +66,8 @@ async function scorePage(tx: Tx, workspaceId: string, definitions: Definitions, 
   if (changes.length === 0) return 0;
   await emitScoreChanges(tx, workspaceId, changes);
   const { rows, scores: final } = scoreRows(changes);
-  await tx.query(sql.typeAlias('void')`
-    with ${scoreWrites(workspaceId, rows, final)} select count(*) from scored
+  await tx.query(sql.type(z.object({ n: z.number() }))`
+    with ${scoreWrites(workspaceId, rows, final)} select count(*)::int as n from scored
   `);
   return changes.length;
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
@@ -42,14 +43,14 @@ export async function importJson(
 }
 
 export async function countRows(table: 'events' | 'contacts' | 'outgoing_events', workspaceId: string) {
-  return server().context.db.oneFirst(sql.unsafe`
-    select count(*)::int from ${sql.identifier([table])} where workspace_id = ${workspaceId}
+  return server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from ${sql.identifier([table])} where workspace_id = ${workspaceId}
   `);
 }
 
 /** The types of the workspace's outgoing events with how many of each. */
 export async function outboxTypes(workspaceId: string): Promise<Record<string, number>> {
-  const rows = await server().context.db.any(sql.unsafe`
+  const rows = await server().context.db.any(sql.type(z.object({ type: z.string(), n: z.number() }))`
     select type, count(*)::int as n from outgoing_events where workspace_id = ${workspaceId} group by type
   `);
   return Object.fromEntries(rows.map((row) => [row.type, row.n]));
@@ -57,7 +58,7 @@ export async function outboxTypes(workspaceId: string): Promise<Record<string, n
 
 /** Whether any staging table of an import is left behind. */
 export async function stagingTables(): Promise<number> {
-  return server().context.db.oneFirst(sql.unsafe`
-    select count(*)::int from pg_tables where tablename like 'import_staging_%'
+  return server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from pg_tables where tablename like 'import_staging_%'
   `);
 }
