@@ -39,6 +39,9 @@ export type ImportOptions = {
   progress: Progress;
 };
 
+/** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
+const IMPORT_PAGE_CONTACTS = 500;
+
 /** Bad rows listed in the error of a refused import (the count covers all of them). */
 const SHOWN_ERRORS = 20;
 
@@ -171,7 +174,7 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
     staging,
     eventTypes: await importedTypes(tx, staging),
     triggerCampaigns: options.triggerCampaigns,
-    pageSize: 2_000,
+    pageSize: IMPORT_PAGE_CONTACTS,
   });
   const skips = await countSkips(tx, stagingName);
   return {
@@ -197,7 +200,7 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
     workspaceId: options.workspaceId,
     eventTypes: [],
     triggerCampaigns: options.triggerCampaigns,
-    pageSize: 2_000,
+    pageSize: IMPORT_PAGE_CONTACTS,
   });
   const skips = await countSkips(tx, stagingName);
   return {
