@@ -149,7 +149,7 @@ async function writeEvents(file: string) {
   await once(out, 'finish');
 }
 
-const escape = (value: string) =>
+const copyText = (value: string) =>
   value.replace(/[\\\t\n\r]/g, (char) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[char]!);
 
 /** The baseline: the same file, parsed and COPYed into a table shaped like events, nothing else. */
@@ -165,7 +165,7 @@ async function bareCopy(url: string, file: string) {
   let n = 0;
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     const event = JSON.parse(line);
-    buffer += `${WORKSPACE}\tevt_${n++}\t${escape(event.type)}\t${escape(JSON.stringify(event.metadata))}\t${event.timestamp}\tbatch\n`;
+    buffer += `${WORKSPACE}\tevt_${n++}\t${copyText(event.type)}\t${copyText(JSON.stringify(event.metadata))}\t${event.timestamp}\tbatch\n`;
     if (buffer.length > 256 * 1024) {
       if (!copy.write(buffer)) await once(copy, 'drain');
       buffer = '';
