@@ -8,6 +8,7 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'imports',
   'push',
   'forms',
   'publicEvents',

@@ -14,6 +14,7 @@ import * as events from '../events/feature.ts';
 import * as feedback from '../feedback/feature.ts';
 import * as forms from '../forms/feature.ts';
 import * as health from '../health/feature.ts';
+import * as imports from '../imports/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as publicEvents from '../publicEvents/feature.ts';
 import * as publicKeys from '../publicKeys/feature.ts';
@@ -35,6 +36,7 @@ export {
   feedback,
   forms,
   health,
+  imports,
   messages,
   publicEvents,
   publicKeys,
