@@ -5,6 +5,7 @@ import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, segments, webhooks, workspaces } from './features.ts';
+import { installSecretCommands } from './secretStores.ts';
 
 function installMigrate(program: Command) {
   program
@@ -33,5 +34,6 @@ export async function runCli(argv: string[]): Promise<void> {
   segments.commands(program);
   accounts.commands(program);
   webhooks.commands(program);
+  installSecretCommands(program);
   await program.parseAsync(argv);
 }

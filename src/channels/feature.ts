@@ -4,3 +4,4 @@ import { emailChannelRoutes } from './email/routes.ts';
 export const routes = [...emailChannelRoutes];
 
 export { closeChannels as shutdown } from './index.ts';
+export { channelSecretStore as secretStore } from './secretStore.ts';

@@ -6,3 +6,4 @@ import { webhookRoutes } from './routes.ts';
 export const routes = webhookRoutes;
 export const workerServices = [webhookDispatcher];
 export const commands = installWebhookCommands;
+export { sealPlaintextSecrets, webhookSecretStore as secretStore } from './signingSecrets.ts';

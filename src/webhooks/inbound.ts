@@ -24,6 +24,7 @@ import { type EndpointRow, findEndpointById, type SignatureScheme } from './endp
 import { type InboundPayload, InboundPayloadSchema } from './schemas.ts';
 import { RESPONSE_BODY_LIMIT } from './sender.ts';
 import { verifyHex, verifyStandard } from './signing.ts';
+import { openLiveSecrets, type StoredSigningSecret } from './signingSecrets.ts';
 
 export type InboundRequest = {
   endpointId: string;
@@ -43,10 +44,18 @@ function liveSecrets(endpoint: EndpointRow): string[] {
     endpoint.previous_secret !== null &&
     endpoint.previous_secret_expires_at !== null &&
     Date.parse(endpoint.previous_secret_expires_at) > Date.now();
-  return [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter(
-    (s): s is string => s !== null,
+  const stored = [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter(
+    (s): s is StoredSigningSecret => s !== null,
   );
+  const opened = openLiveSecrets(endpoint.workspace_id, endpoint.id, stored);
+  // A secret that cannot be opened verifies nothing: the sender is refused, never let through.
+  if (opened.secretError !== null) throw new UnauthorizedError(UNVERIFIABLE);
+  return opened.secrets;
 }
+
+const UNVERIFIABLE =
+  'This endpoint’s signing secret cannot be read by the service (its encryption key is not configured); ' +
+  'ask the workspace administrator to rotate the endpoint’s secret.';
 
 /** Which signature a request was accepted with; replays are guarded differently for each. */
 type Verified = 'unsigned' | 'hex' | 'standard';
