@@ -1,0 +1,165 @@
+// Signing secrets at rest: no secret readable in the raw rows, rows from before sealing sealed when
+// the migrations run, and `switchboard secrets rotate-key` moving every secret to a new key.
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { migrateAll } from '../../src/app/runtime.ts';
+import { parseConfig } from '../../src/config.ts';
+import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
+import { createDatabasePool, sql } from '../../src/db/pool.ts';
+import { decryptSecret, encryptSecret, keyRing } from '../../src/secrets/index.ts';
+import { runCli, startCli } from '../support/cli.ts';
+import { workspaceWithAdmin } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+import { dropScratchDatabase, scratchDatabase } from '../support/spawnedWorker.ts';
+import { createEndpoint, webhooksPath } from './support.ts';
+
+/** Every column of every row of a table, as PostgreSQL stores it, in one text. */
+async function rawRows(table: string, url = server().databaseUrl): Promise<string> {
+  const db = await createDatabasePool(url, { maxPoolSize: 1 });
+  try {
+    const rows = await db.anyFirst(
+      sql.unsafe`select row_to_json(t)::text as row from ${sql.identifier([table])} t`,
+    );
+    return rows.join('\n');
+  } finally {
+    await db.end();
+  }
+}
+
+/** A fresh database migrated up to (not including) `version`. */
+async function databaseBefore(version: number) {
+  const name = `sealing_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  await server().context.db.query(sql.unsafe`create database ${sql.identifier([name])}`);
+  const url = new URL(server().databaseUrl);
+  url.pathname = `/${name}`;
+  const older = mkdtempSync(path.join(tmpdir(), 'switchboard-sql-'));
+  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => Number(f.slice(0, 4)) < version))
+    copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(older, file));
+  await migrate(url.toString(), older);
+  return { name, url: url.toString() };
+}
+
+/** The key the test server encrypts with (generated under its DATA_DIR). */
+const serverKey = () =>
+  readFileSync(path.join(process.env.DATA_DIR as string, 'encryption-key'), 'utf8').trim();
+
+describe('webhook signing secrets at rest', () => {
+  it('keeps no secret in clear text: endpoints (also after a rotation) and channel credentials', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const outbound = await createEndpoint(admin, workspaceId, { url: 'https://example.com/hook' });
+    const inbound = await createEndpoint(admin, workspaceId, { direction: 'INBOUND' });
+    const rotated = await admin.post(`${webhooksPath(workspaceId)}/${outbound.id}/rotate-secret`);
+    expect(rotated.status, rotated.text).to.equal(200);
+    const smtpPassword = 'smtp-password-in-clear?';
+    const put = await admin.put(`/api/workspaces/${workspaceId}/channels/email`, {
+      host: 'smtp.example.com',
+      username: 'relay',
+      password: smtpPassword,
+      fromEmail: 'news@acme.test',
+    });
+    expect(put.status, put.text).to.equal(200);
+
+    const raw = (await rawRows('webhook_endpoints')) + (await rawRows('channel_configs'));
+    for (const secret of [outbound.secret, inbound.secret, rotated.body.secret, smtpPassword]) {
+      expect(raw).not.to.contain(secret);
+      // Nor the key material of a whsec_ secret (the part Standard Webhooks signs with).
+      expect(raw).not.to.contain(secret.replace(/^whsec_/, ''));
+    }
+    const row = JSON.parse(
+      (await rawRows('webhook_endpoints')).split('\n').find((line) => line.includes(outbound.id)) as string,
+    );
+    expect(row).to.include({ secret_plaintext: null, previous_secret_plaintext: null });
+    expect(Object.keys(row.secret_sealed)).to.have.members(['keyId', 'iv', 'tag', 'ciphertext']);
+    expect(Object.keys(row.previous_secret_sealed)).to.have.members(['keyId', 'iv', 'tag', 'ciphertext']);
+  });
+
+  it('seals the clear-text secrets of existing endpoints when the migrations run, and they keep signing', async () => {
+    const database = await databaseBefore(26);
+    const db = await createDatabasePool(database.url, { maxPoolSize: 1 });
+    try {
+      await db.query(sql.unsafe`insert into workspaces (id, name) values ('ws_old', 'Old')`);
+      await db.query(sql.unsafe`
+        insert into webhook_endpoints (workspace_id, id, name, direction, url, secret, previous_secret,
+          previous_secret_expires_at)
+        values ('ws_old', 'whe_old', 'old', 'OUTBOUND', 'https://example.com', 'whsec_b2xkLXNlY3JldA==',
+          'whsec_cHJldmlvdXM=', now() + interval '1 hour')`);
+      await migrateAll(database.url);
+      const raw = await rawRows('webhook_endpoints', database.url);
+      expect(raw).not.to.contain('b2xkLXNlY3JldA').and.not.to.contain('cHJldmlvdXM');
+      const row = JSON.parse(raw);
+      expect(row).to.include({ secret_plaintext: null, previous_secret_plaintext: null });
+      const ring = keyRing(parseConfig({ ENCRYPTION_KEY: serverKey() }));
+      const context = 'ws_old:webhook:whe_old';
+      expect(decryptSecret(row.secret_sealed, context, ring)).to.equal('whsec_b2xkLXNlY3JldA==');
+      expect(decryptSecret(row.previous_secret_sealed, context, ring)).to.equal('whsec_cHJldmlvdXM=');
+      await migrateAll(database.url); // again: nothing left to seal, nothing changes
+      expect(await rawRows('webhook_endpoints', database.url)).to.equal(raw);
+    } finally {
+      await db.end();
+      await dropScratchDatabase(database.name);
+    }
+  });
+});
+
+describe('switchboard secrets rotate-key', () => {
+  const NEW_KEY = Buffer.alloc(32, 9).toString('base64');
+  const ENDPOINTS = 40;
+
+  it('re-encrypts every secret under the new key in batches, resumes after a kill, and the old key can go', async () => {
+    const database = await scratchDatabase();
+    const db = await createDatabasePool(database.url, { maxPoolSize: 1 });
+    try {
+      const old = keyRing(parseConfig({ ENCRYPTION_KEY: serverKey() }));
+      await db.query(sql.unsafe`insert into workspaces (id, name) values ('ws_rot', 'Rotation')`);
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const id = `whe_rot${String(i).padStart(3, '0')}`;
+        const sealed = encryptSecret(`whsec_secret${i}`, `ws_rot:webhook:${id}`, old);
+        await db.query(sql.unsafe`
+          insert into webhook_endpoints (workspace_id, id, name, direction, url, secret_sealed)
+          values ('ws_rot', ${id}, 'r', 'OUTBOUND', 'https://example.com', ${sql.jsonb(sealed)})`);
+      }
+      const password = encryptSecret('smtp-pass', 'ws_rot:email:password', old);
+      await db.query(sql.unsafe`
+        insert into channel_configs (workspace_id, channel, settings, secrets)
+        values ('ws_rot', 'email', '{}', ${sql.jsonb({ password })})`);
+      const env = { DATABASE_URL: database.url, ENCRYPTION_KEY: `${NEW_KEY},${serverKey()}` };
+
+      // Killed after its first batch: what it did stays done, the rest is still under the old key.
+      const first = startCli(['secrets', 'rotate-key', '--batch-size', '1'], { env });
+      await new Promise<void>((resolve) =>
+        first.child.stderr.on('data', () => {
+          first.child.kill('SIGKILL');
+          resolve();
+        }),
+      );
+      await first.done;
+      const resumed = await runCli(['secrets', 'rotate-key', '--json', '--batch-size', '7'], { env });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      const report = JSON.parse(resumed.stdout);
+      const fresh = keyRing(parseConfig({ ENCRYPTION_KEY: NEW_KEY }));
+      expect(report.keyId).to.equal(fresh.current.id);
+      expect(report.stores.every((store: { left: number }) => store.left === 0)).to.equal(true);
+
+      // Only the new key now: every secret opens.
+      const rows = await db.any(
+        sql.unsafe`select id, secret_sealed from webhook_endpoints where workspace_id = 'ws_rot' order by id`,
+      );
+      expect(rows).to.have.length(ENDPOINTS);
+      rows.forEach((row, i) => {
+        expect(decryptSecret(row.secret_sealed, `ws_rot:webhook:${row.id}`, fresh)).to.equal(`whsec_secret${i}`);
+      });
+      const channel = await db.oneFirst(sql.unsafe`select secrets from channel_configs where workspace_id = 'ws_rot'`);
+      expect(decryptSecret(channel.password, 'ws_rot:email:password', fresh)).to.equal('smtp-pass');
+
+      const again = await runCli(['secrets', 'rotate-key'], { env: { ...env, ENCRYPTION_KEY: NEW_KEY } });
+      expect(again.code, again.stderr).to.equal(0);
+      expect(again.stdout).to.contain('0 re-encrypted').and.contain('the other keys may now be removed');
+      expect(again.stdout + again.stderr).not.to.contain(NEW_KEY);
+    } finally {
+      await db.end();
+      await dropScratchDatabase(database.name);
+    }
+  });
+});
