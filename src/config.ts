@@ -158,6 +158,15 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Retention: how long growing tables keep their rows (src/app/retention.ts lists every rule).
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: wholeNumber(1, 3_650, ' of days').default(30),
+  RETENTION_JOBS_DAYS: wholeNumber(1, 3_650, ' of days').default(7),
+  // Unset: kept for ever (the operator's choice to make).
+  RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_MESSAGES_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_SCORE_HISTORY_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_CRON: cronExpression.default('*/15 * * * *'),
+  RETENTION_BATCH_SIZE: wholeNumber(10, 100_000).default(1_000),
 });
 
 export type Config = Omit<

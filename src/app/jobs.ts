@@ -1,19 +1,34 @@
 // What the worker runs: every feature's job definitions and long-running services.
 
+import { config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { campaigns, messages, scoring, segments, webhooks } from './features.ts';
+import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segments.jobs(), ...scoring.jobs(), ...messages.jobs(), ...campaigns.jobs()];
+  return [
+    ...segments.jobs(),
+    ...scoring.jobs(),
+    ...messages.jobs(),
+    ...campaigns.jobs(),
+    retentionJob(config()),
+  ];
 }
 
 export function allWorkerServices(): WorkerService[] {
   return [...webhooks.workerServices];
 }
 
-/** Creates every queue (idempotent). Needed before any `send`, in web and worker alike. */
+/**
+ * Creates every queue (idempotent). Needed before any `send`, in web and worker alike. Finished
+ * jobs are deleted by pg-boss after RETENTION_JOBS_DAYS (also on queues made before it was set).
+ */
 export async function createQueues(context: AppContext): Promise<void> {
-  for (const job of allJobs()) await context.boss.createQueue(job.name, job.queue ?? {});
+  const deleteAfterSeconds = context.config.RETENTION_JOBS_DAYS * 24 * 60 * 60;
+  for (const job of allJobs()) {
+    await context.boss.createQueue(job.name, { ...job.queue, deleteAfterSeconds });
+    await context.boss.updateQueue(job.name, { deleteAfterSeconds });
+  }
 }

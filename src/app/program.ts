@@ -5,6 +5,7 @@ import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, segments, webhooks, workspaces } from './features.ts';
+import { installPruneCommand } from './retention.ts';
 import { installSecretCommands } from './secretStores.ts';
 
 function installMigrate(program: Command) {
@@ -35,5 +36,6 @@ export async function runCli(argv: string[]): Promise<void> {
   accounts.commands(program);
   webhooks.commands(program);
   installSecretCommands(program);
+  installPruneCommand(program);
   await program.parseAsync(argv);
 }

@@ -14,10 +14,11 @@ import {
   AppError,
   BadRequestError,
   NotFoundError,
+  PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
 } from '../http/errors.ts';
-import { MALFORMED_JSON } from '../http/malformedJson.ts';
+import { MALFORMED_JSON, OversizedBody } from '../http/malformedJson.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { findInboundReceipt, insertInboundDelivery, lockAndFindBodyReceipt } from './deliveryQueries.ts';
 import { type EndpointRow, findEndpointById, type SignatureScheme } from './endpointQueries.ts';
@@ -195,8 +196,40 @@ function asPayloadError(error: unknown): unknown {
   return new ValidationError([{ path: 'body.contactId', message: error.message }]);
 }
 
+/**
+ * A body over the limit was not read: a known INBOUND endpoint records the refused receipt (status
+ * 413 and the size, never the body), so the sender's failures show in its delivery log.
+ */
+async function refuseOversized(
+  app: AppContext,
+  request: InboundRequest,
+  body: OversizedBody,
+): Promise<never> {
+  const refusal = new PayloadTooLargeError('1 MB');
+  const endpoint = await findEndpointById(app.db, request.endpointId);
+  if (endpoint?.direction === 'INBOUND') {
+    const size = body.bytes === null ? 'a body' : `a body of ${body.bytes} bytes`;
+    await insertInboundDelivery(app.db, {
+      id: newId('delivery'),
+      workspaceId: endpoint.workspace_id,
+      endpointId: endpoint.id,
+      event: null,
+      url: request.path,
+      responseStatus: 413,
+      responseBody: refusal.message,
+      durationMs: 0,
+      error: `${size} over the 1 MB limit: refused unread, not stored`,
+      success: false,
+      idempotencyKey: null,
+      requestBytes: body.bytes,
+    });
+  }
+  throw refusal;
+}
+
 export async function receiveInbound(app: AppContext, request: InboundRequest): Promise<Received> {
   const started = performance.now();
+  if (request.body instanceof OversizedBody) return refuseOversized(app, request, request.body);
   const endpoint = await findEndpointById(app.db, request.endpointId);
   if (endpoint?.direction !== 'INBOUND')
     throw new NotFoundError('Inbound webhook endpoint', `No inbound webhook endpoint ${request.endpointId}.`);

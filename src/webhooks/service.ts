@@ -64,6 +64,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
     durationMs: row.duration_ms,
     error: row.error,
     success: row.success,
+    requestBytes: row.request_bytes,
     createdAt: row.created_at,
   };
 }

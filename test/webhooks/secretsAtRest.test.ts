@@ -6,9 +6,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { migrateAll } from '../../src/app/runtime.ts';
 import { parseConfig } from '../../src/config.ts';
-import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
+import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
-import { decryptSecret, encryptSecret, keyRing } from '../../src/secrets/index.ts';
+import { decryptSecret, encryptSecret, keyRing, type StoredSecret } from '../../src/secrets/index.ts';
 import { runCli, startCli } from '../support/cli.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
@@ -143,14 +143,18 @@ describe('switchboard secrets rotate-key', () => {
       expect(report.stores.every((store: { left: number }) => store.left === 0)).to.equal(true);
 
       // Only the new key now: every secret opens.
-      const rows = await db.any(
+      const rows = (await db.any(
         sql.unsafe`select id, secret_sealed from webhook_endpoints where workspace_id = 'ws_rot' order by id`,
-      );
+      )) as { id: string; secret_sealed: StoredSecret }[];
       expect(rows).to.have.length(ENDPOINTS);
       rows.forEach((row, i) => {
-        expect(decryptSecret(row.secret_sealed, `ws_rot:webhook:${row.id}`, fresh)).to.equal(`whsec_secret${i}`);
+        expect(decryptSecret(row.secret_sealed, `ws_rot:webhook:${row.id}`, fresh)).to.equal(
+          `whsec_secret${i}`,
+        );
       });
-      const channel = await db.oneFirst(sql.unsafe`select secrets from channel_configs where workspace_id = 'ws_rot'`);
+      const channel = (await db.oneFirst(
+        sql.unsafe`select secrets from channel_configs where workspace_id = 'ws_rot'`,
+      )) as { password: StoredSecret };
       expect(decryptSecret(channel.password, 'ws_rot:email:password', fresh)).to.equal('smtp-pass');
 
       const again = await runCli(['secrets', 'rotate-key'], { env: { ...env, ENCRYPTION_KEY: NEW_KEY } });

@@ -6,9 +6,9 @@
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/pool.ts';
 import { NotFoundError, ValidationError } from '../../http/errors.ts';
-import { channelSecretContext } from '../secretStore.ts';
 import { decryptSecret, encryptSecret, type StoredSecret } from '../../secrets/index.ts';
 import { type ChannelConfigRow, findChannelConfig, upsertChannelConfig } from '../queries.ts';
+import { channelSecretContext } from '../secretStore.ts';
 import type { PutEmailConfigBody } from './schemas.ts';
 import { checkSmtpHostAtSave } from './target.ts';
 
