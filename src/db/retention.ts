@@ -7,6 +7,7 @@
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import { firstIdAt, type IdKind } from './ids.ts';
 import { type Db, sql } from './pool.ts';
 
 export type RetentionRule = {
@@ -21,6 +22,14 @@ export type RetentionRule = {
 /** The moment `days` before `now`. */
 export function daysBefore(now: Date, days: number): Date {
   return new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
+}
+
+/**
+ * Rows of ids of `kind` made before `cutoff`: found on the primary key (ids sort by the time they
+ * were made, so hot tables need no index on their time) and confirmed on the row's own `column`.
+ */
+export function madeBefore(kind: IdKind, column: string, cutoff: Date): FragmentSqlToken {
+  return sql.fragment`id < ${firstIdAt(kind, cutoff)} and ${sql.identifier([column])} < ${cutoff.toISOString()}::timestamptz`;
 }
 
 const Count = z.object({ count: z.number().int() });

@@ -2,9 +2,8 @@
 // hours), and events only when the operator sets RETENTION_EVENTS_DAYS (segments and reports read
 // them, so by default every event is kept).
 
-import { firstIdAt } from '../db/ids.ts';
 import { sql } from '../db/pool.ts';
-import { daysBefore, type RetentionRule } from '../db/retention.ts';
+import { daysBefore, madeBefore, type RetentionRule } from '../db/retention.ts';
 
 export const IDEMPOTENCY_KEY_DAYS = 7;
 
@@ -20,8 +19,7 @@ export const eventRetention: RetentionRule[] = [
     rule: 'events received more than RETENTION_EVENTS_DAYS ago (unset: kept)',
     where: (config, now) => {
       if (config.RETENTION_EVENTS_DAYS === undefined) return null;
-      const cutoff = daysBefore(now, config.RETENTION_EVENTS_DAYS);
-      return sql.fragment`id < ${firstIdAt('event', cutoff)} and received_at < ${cutoff.toISOString()}::timestamptz`;
+      return madeBefore('event', 'received_at', daysBefore(now, config.RETENTION_EVENTS_DAYS));
     },
   },
 ];

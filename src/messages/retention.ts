@@ -2,9 +2,8 @@
 // than that go with their history (message_events) and idempotency keys. A message of an enrollment
 // still running stays: its row is what makes the step send at most once.
 
-import { firstIdAt } from '../db/ids.ts';
 import { sql } from '../db/pool.ts';
-import { daysBefore, type RetentionRule } from '../db/retention.ts';
+import { daysBefore, madeBefore, type RetentionRule } from '../db/retention.ts';
 
 export const messageRetention: RetentionRule[] = [
   {
@@ -13,7 +12,7 @@ export const messageRetention: RetentionRule[] = [
     where: (config, now) => {
       if (config.RETENTION_MESSAGES_DAYS === undefined) return null;
       const cutoff = daysBefore(now, config.RETENTION_MESSAGES_DAYS);
-      return sql.fragment`id < ${firstIdAt('message', cutoff)} and created_at < ${cutoff.toISOString()}::timestamptz
+      return sql.fragment`${madeBefore('message', 'created_at', cutoff)}
         and status in ('sent', 'failed', 'bounced', 'suppressed')
         and (enrollment_id is null or not exists (
           select 1 from enrollments e where e.id = messages.enrollment_id and e.status = 'active'))`;

@@ -3,36 +3,34 @@
 // outgoing events already fanned out. Old rows are found on the primary key: ids sort by the time
 // they were made (src/db/ids.ts), so no index on the time is needed on these hot tables.
 
-import { firstIdAt } from '../db/ids.ts';
 import { sql } from '../db/pool.ts';
-import { daysBefore, type RetentionRule } from '../db/retention.ts';
-
-const cutoffOf = (days: number, now: Date) => daysBefore(now, days);
+import { daysBefore, madeBefore, type RetentionRule } from '../db/retention.ts';
 
 export const webhookRetention: RetentionRule[] = [
   {
     table: 'webhook_deliveries',
     rule: 'delivery attempts and inbound receipts older than RETENTION_WEBHOOK_DELIVERIES_DAYS',
     where: (config, now) => {
-      const cutoff = cutoffOf(config.RETENTION_WEBHOOK_DELIVERIES_DAYS, now);
-      return sql.fragment`id < ${firstIdAt('delivery', cutoff)} and created_at < ${cutoff.toISOString()}::timestamptz`;
+      return madeBefore('delivery', 'created_at', daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS));
     },
   },
   {
     table: 'webhook_messages',
     rule: 'outbound messages (bodies) no longer pending, older than RETENTION_WEBHOOK_DELIVERIES_DAYS',
     where: (config, now) => {
-      const cutoff = cutoffOf(config.RETENTION_WEBHOOK_DELIVERIES_DAYS, now);
-      return sql.fragment`id < ${firstIdAt('webhookMessage', cutoff)} and created_at < ${cutoff.toISOString()}::timestamptz
-        and status <> 'pending'`;
+      const cutoff = daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS);
+      return sql.fragment`${madeBefore('webhookMessage', 'created_at', cutoff)} and status <> 'pending'`;
     },
   },
   {
     table: 'outgoing_events',
     rule: 'outgoing events fanned out more than RETENTION_WEBHOOK_DELIVERIES_DAYS ago',
     where: (config, now) => {
-      const cutoff = cutoffOf(config.RETENTION_WEBHOOK_DELIVERIES_DAYS, now);
-      return sql.fragment`id < ${firstIdAt('outgoingEvent', cutoff)} and fanned_out_at < ${cutoff.toISOString()}::timestamptz`;
+      return madeBefore(
+        'outgoingEvent',
+        'fanned_out_at',
+        daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS),
+      );
     },
   },
 ];
