@@ -1,5 +1,6 @@
 // Signing secrets at rest: no secret readable in the raw rows, rows from before sealing sealed when
 // the migrations run, and `switchboard secrets rotate-key` moving every secret to a new key.
+import { createHmac } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import { decryptSecret, encryptSecret, keyRing, type StoredSecret } from '../../src/secrets/index.ts';
 import { runCli, startCli } from '../support/cli.ts';
+import { Client } from '../support/client.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { dropScratchDatabase, scratchDatabase } from '../support/spawnedWorker.ts';
@@ -75,7 +77,7 @@ describe('webhook signing secrets at rest', () => {
     expect(Object.keys(row.previous_secret_sealed)).to.have.members(['keyId', 'iv', 'tag', 'ciphertext']);
   });
 
-  it('seals the clear-text secrets of existing endpoints when the migrations run, and they keep signing', async () => {
+  it('seals the clear-text secrets of existing endpoints when the migrations run, to the same secrets', async () => {
     const database = await databaseBefore(26);
     const db = await createDatabasePool(database.url, { maxPoolSize: 1 });
     try {
@@ -99,6 +101,49 @@ describe('webhook signing secrets at rest', () => {
     } finally {
       await db.end();
       await dropScratchDatabase(database.name);
+    }
+  });
+});
+
+describe('a signing secret that cannot be decrypted', () => {
+  it('refuses the inbound request (never accepts it unsigned) and names the key id only', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const endpoint = await createEndpoint(admin, workspaceId, { direction: 'INBOUND' });
+    // As if the key that sealed it had been removed from ENCRYPTION_KEY.
+    await server().context.db.query(sql.unsafe`
+      update webhook_endpoints set secret_sealed = jsonb_set(secret_sealed, '{keyId}', '"0000000000000000"')
+      where id = ${endpoint.id}`);
+    const body = JSON.stringify({ type: 'signup' });
+    const signature = createHmac('sha256', endpoint.secret).update(body).digest('hex');
+    const refused = await new Client().request('POST', `/api/webhooks/inbound/${endpoint.id}`, {
+      body,
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+    });
+    expect(refused.status, refused.text).to.equal(401);
+    expect(refused.body.detail).to.contain('cannot be read');
+    const unsigned = await new Client().request('POST', `/api/webhooks/inbound/${endpoint.id}`, {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(unsigned.status).to.equal(401);
+  });
+
+  it('keeps the key out of configuration errors and decryption errors', () => {
+    const shortKey = Buffer.alloc(31, 5).toString('base64');
+    expect(() => parseConfig({ ENCRYPTION_KEY: shortKey })).to.throw(/ENCRYPTION_KEY: must be 32 bytes/);
+    try {
+      parseConfig({ ENCRYPTION_KEY: shortKey });
+    } catch (error) {
+      expect(String(error)).not.to.contain(shortKey);
+    }
+    const key = Buffer.alloc(32, 6).toString('base64');
+    const ring = keyRing(parseConfig({ ENCRYPTION_KEY: key }));
+    const sealed = encryptSecret('s', 'a', ring);
+    try {
+      decryptSecret(sealed, 'b', ring);
+      expect.fail('opened with the wrong context');
+    } catch (error) {
+      expect(String(error)).to.contain(sealed.keyId).and.not.to.contain(key);
     }
   });
 });
