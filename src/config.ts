@@ -44,6 +44,22 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: `must be one of ${values.join(', ')}` });
 }
 
+/**
+ * A regular expression that must match a whole value (anchored here, so `amazonaws\.com` cannot
+ * match `amazonaws.com.evil.example`), compiled once so a bad one stops start-up by name.
+ */
+const wholeMatch = z.string().transform((source, ctx) => {
+  try {
+    return new RegExp(`^(?:${source})$`, 'i');
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a regular expression, e.g. ^sns\\.[a-z0-9-]+\\.amazonaws\\.com$',
+    });
+    return z.NEVER;
+  }
+});
+
 /** Five cron fields, read by the parser pg-boss schedules with, so what passes here will run. */
 const cronExpression = z.string().refine((value) => {
   if (value.trim().split(/\s+/).length !== 5) return false;
@@ -74,6 +90,14 @@ const encryptionKeys = z
       return z.NEVER;
     }
     return keys;
+  });
+
+/** Comma-separated secrets, the first signs and every one verifies (rotation). */
+const secretList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()))
+  .refine((parts) => parts.every((part) => part.length >= 32), {
+    message: 'must be secrets of at least 32 characters each, comma-separated when several',
   });
 
 const hostList = z.string().transform((value) =>
@@ -158,6 +182,28 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Provider feedback: the hosts SNS signing certificates and subscription URLs may come from
+  // (host[:port] of an https URL; tests point it at a local server), how long those fetches may
+  // take, and how many soft bounces in a row suppress an address.
+  SNS_CERT_HOST_PATTERN: wholeMatch.default(/^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/i),
+  SNS_FETCH_TIMEOUT_MS: durationMs(10_000),
+  FEEDBACK_SOFT_BOUNCE_LIMIT: wholeNumber(1, 100).default(3),
+  // Signs open and click tracking links; unset: derived from the session secret.
+  TRACKING_SECRET: secretList.optional(),
+  // A hit sooner than this after the send is a machine's (gateways fetch mail on arrival).
+  TRACKING_MIN_SECONDS_AFTER_SEND: wholeNumber(0, 3_600, ' of seconds').default(5),
+  // The Bot API server: Telegram's, or a local Bot API server (and the tests' fake).
+  TELEGRAM_API_ROOT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. https://api.telegram.org' })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('https://api.telegram.org'),
+  TELEGRAM_TIMEOUT_MS: durationMs(15_000),
+  // How long a contact's https://t.me/<bot>?start=<token> link stays usable.
+  TELEGRAM_LINK_TTL_MINUTES: wholeNumber(1, 43_200, ' of minutes').default(1_440),
+  // Requests to the public unsubscribe pages (/u/{token}, GET and POST together) per client address
+  // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
+  UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
+  UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
   // Retention: how long growing tables keep their rows (src/app/retention.ts lists every rule).
   RETENTION_WEBHOOK_DELIVERIES_DAYS: wholeNumber(1, 3_650, ' of days').default(30),
   RETENTION_JOBS_DAYS: wholeNumber(1, 3_650, ' of days').default(7),
@@ -165,6 +211,7 @@ const environmentSchema = z.object({
   RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
   RETENTION_MESSAGES_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
   RETENTION_SCORE_HISTORY_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_TRACKING_HITS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
   RETENTION_CRON: cronExpression.default('*/15 * * * *'),
   RETENTION_BATCH_SIZE: wholeNumber(10, 100_000).default(1_000),
 });

@@ -11,10 +11,13 @@ import * as campaigns from '../campaigns/feature.ts';
 import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
+import * as feedback from '../feedback/feature.ts';
 import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
+import * as telegram from '../telegram/feature.ts';
+import * as tracking from '../tracking/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
 import * as workspaces from '../workspaces/feature.ts';
 
@@ -25,10 +28,13 @@ export {
   channels,
   contacts,
   events,
+  feedback,
   health,
   messages,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 };

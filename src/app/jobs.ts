@@ -3,7 +3,7 @@
 import { config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
-import { campaigns, messages, scoring, segments, webhooks } from './features.ts';
+import { campaigns, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
@@ -13,6 +13,8 @@ export function allJobs(): JobDefinition<any>[] {
     ...scoring.jobs(),
     ...messages.jobs(),
     ...campaigns.jobs(),
+    ...tracking.jobs(),
+    ...telegram.jobs(),
     retentionJob(config()),
   ];
 }

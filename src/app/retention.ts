@@ -11,13 +11,25 @@ import { type Db, sql } from '../db/pool.ts';
 import { countPrunable, daysBefore, pruneTable, type RetentionRule } from '../db/retention.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
-import { accounts, contacts, events, messages, scoring, webhooks, workspaces } from './features.ts';
+import {
+  accounts,
+  contacts,
+  events,
+  feedback,
+  messages,
+  scoring,
+  telegram,
+  tracking,
+  webhooks,
+  workspaces,
+} from './features.ts';
 
 export function allRetentionRules(): RetentionRule[] {
   return [
     ...webhooks.retention,
-    // tracking hits: add `...tracking.retention` here (rules in src/tracking/retention.ts, like
-    // src/webhooks/retention.ts, with their RETENTION_…_DAYS in config.ts).
+    ...feedback.retention,
+    ...telegram.retention,
+    ...tracking.retention,
     ...events.retention,
     ...messages.retention,
     ...scoring.retention,

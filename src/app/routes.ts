@@ -8,10 +8,13 @@ import {
   channels,
   contacts,
   events,
+  feedback,
   health,
   messages,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -30,5 +33,8 @@ export function allRoutes(): RouteDefinition[] {
     ...scoring.routes,
     ...webhooks.routes,
     ...messages.routes,
+    ...feedback.routes,
+    ...tracking.routes,
+    ...telegram.routes,
   ];
 }

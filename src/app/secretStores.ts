@@ -8,7 +8,7 @@ import { currentKeyRing, type SecretStore } from '../secrets/index.ts';
 import { channels, webhooks } from './features.ts';
 
 export function allSecretStores(): SecretStore[] {
-  return [channels.secretStore, webhooks.secretStore];
+  return [...channels.secretStores, webhooks.secretStore];
 }
 
 /** Seals secrets a migration left in clear text (SQL cannot encrypt); a no-op once done. */

@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  feedbackEndpoint: 'fbe',
+  feedbackReceipt: 'fbr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -18,7 +18,7 @@ export type { IngestItem } from './ingestItem.ts';
 export type { IngestedEvent } from './present.ts';
 
 export type IngestResult = { event: IngestedEvent; replayed: boolean };
-export type IngestSource = 'api' | 'batch' | 'webhook';
+export type IngestSource = 'api' | 'batch' | 'webhook' | 'system';
 
 /** A key used again with another body: a conflict, named by the item's position in a batch. */
 function reusedKey(source: IngestSource, position: number): AppError {

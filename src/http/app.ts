@@ -62,15 +62,19 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * Inbound webhooks: server-to-server, raw bodies (req.path is relative to the /api mount).
- * Case-insensitive because Express routing is: /api/Webhooks/inbound/… reaches the same route, and
- * a request the route receives must have had its raw body captured for the signature check.
+ * Inbound webhooks and provider feedback: server-to-server, raw bodies (req.path is relative to
+ * the /api mount). Case-insensitive because
+ * Express routing is: /api/Webhooks/inbound/… reaches the same route, and a request the route
+ * receives must have had its raw body captured for the signature check.
  */
-const INBOUND_WEBHOOK_PATH = /^\/webhooks\/inbound\//i;
+const INBOUND_WEBHOOK_PATH = /^\/(webhooks\/inbound|feedback)\//i;
 
 function isInboundWebhook(req: Request): boolean {
   return INBOUND_WEBHOOK_PATH.test(req.path);
 }
+
+/** Provider feedback takes any content type: SNS posts its JSON as text/plain. */
+const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
 
 /**
  * Sessions only for requests that can use one. A request presenting an API key authenticates
@@ -97,7 +101,7 @@ function requestGuards(app: AppContext) {
   const publicOrigin = app.config.PUBLIC_URL ? new URL(app.config.PUBLIC_URL).origin : null;
   return (req: Request, res: Response, next: NextFunction) => {
     if (SAFE_METHODS.has(req.method)) return next();
-    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json']) && !isProviderFeedback(req)) {
       return sendProblem(res, new UnsupportedMediaTypeError(), req.id);
     }
     // Server-to-server callers (API keys, inbound webhooks) are not browsers riding a cookie. A key

@@ -163,7 +163,7 @@ function documentedErrors(spec: RouteSpec<Schema | undefined, Schema | undefined
     descriptions[403] = changes
       ? 'An API key was presented (this route needs a signed-in session), or a cross-site request.'
       : 'An API key was presented: this route needs a signed-in session.';
-  } else if (changes && !spec.path.startsWith('/api/webhooks/inbound/')) {
+  } else if (changes && !/^\/api\/(webhooks\/inbound|feedback)\//.test(spec.path)) {
     statuses.add(403);
     descriptions[403] = 'A cross-site request.';
   }

@@ -4,15 +4,33 @@
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';
+// Provider feedback (bounces, complaints, deliveries) applied to a message.
+export {
+  type FeedbackMessage,
+  findFeedbackMessage,
+  recordBounce,
+  recordComplaint,
+  recordDelivered,
+} from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
 export {
   CHANNELS,
   type Channel,
+  insertMessageEvent,
   MESSAGE_STATUSES,
   type MessageStatus,
   type MessageTemplate,
 } from './queries.ts';
-export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
+export { TrackingSwitches } from './schemas.ts';
+export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
 export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
+export {
+  isWebUrl,
+  signClickToken,
+  signMessageToken,
+  verifyClickToken,
+  verifyMessageToken,
+} from './trackingTokens.ts';
+export { addTracking, type TrackingSwitches as TrackingSwitchValues } from './trackLinks.ts';
 export { unsubscribeContact } from './unsubscribe.ts';

@@ -5,7 +5,15 @@ import { type Db, sql } from '../db/pool.ts';
 
 export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
-export const OPT_OUT_REASONS = ['link', 'one_click', 'api', 'provider', 'hard_bounce', 'complaint'] as const;
+export const OPT_OUT_REASONS = [
+  'link',
+  'one_click',
+  'api',
+  'provider',
+  'hard_bounce',
+  'complaint',
+  'soft_bounces',
+] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
 export const SubscriptionRow = z.object({
@@ -54,10 +62,17 @@ export async function setSubscription(
   return changed !== null;
 }
 
+/** What the address itself said: these hold even for mail sent with ignoreUnsubscribe. */
+const ADDRESS_REFUSALS: Partial<Record<OptOutReason, string>> = {
+  hard_bounce: 'hard bounce',
+  complaint: 'complaint',
+  soft_bounces: 'repeated soft bounces',
+};
+
 /**
- * Why a send to this contact on this channel must not happen, or null. Hard bounces and
- * complaints hold even for mail sent with ignoreUnsubscribe (the address does not want it or
- * does not exist); other opt-outs do not.
+ * Why a send to this contact on this channel must not happen, or null. Hard bounces, complaints
+ * and a run of soft bounces hold even for mail sent with ignoreUnsubscribe (the address does not
+ * want it or does not take it); other opt-outs do not.
  */
 export async function findSuppression(
   db: Db,
@@ -71,8 +86,8 @@ export async function findSuppression(
     where workspace_id = ${workspaceId} and contact_id = ${contactId} and status = 'unsubscribed'
       and channel in (${channel}, 'all')
   `);
-  const hard = rows.find((row) => row.reason === 'hard_bounce' || row.reason === 'complaint');
-  if (hard) return hard.reason === 'hard_bounce' ? 'hard bounce' : 'complaint';
+  const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
+  if (refusal) return refusal;
   if (ignoreUnsubscribe) return null;
   if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
   if (rows.length > 0) return `unsubscribed from ${channel}`;

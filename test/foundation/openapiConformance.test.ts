@@ -19,7 +19,9 @@ describe('OpenAPI document: guard statuses', () => {
     for (const { method, path, operation } of operationsOf(document)) {
       if (method === 'get') continue;
       const statuses = Object.keys(operation.responses);
-      const expected = path.startsWith('/api/webhooks/inbound/') ? ['413', '415'] : ['403', '413', '415'];
+      // Server-to-server receivers (inbound webhooks, provider feedback) carry no cookie to forge.
+      const serverToServer = /^\/api\/(webhooks\/inbound|feedback)\//.test(path);
+      const expected = serverToServer ? ['413', '415'] : ['403', '413', '415'];
       for (const status of expected)
         if (!statuses.includes(status)) missing.push(`${method.toUpperCase()} ${path}: ${status}`);
     }

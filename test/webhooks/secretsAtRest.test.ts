@@ -1,7 +1,7 @@
 // Signing secrets at rest: no secret readable in the raw rows, rows from before sealing sealed when
 // the migrations run, and `switchboard secrets rotate-key` moving every secret to a new key.
 import { createHmac } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -9,7 +9,13 @@ import { migrateAll } from '../../src/app/runtime.ts';
 import { parseConfig } from '../../src/config.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
-import { decryptSecret, encryptSecret, keyRing, type StoredSecret } from '../../src/secrets/index.ts';
+import {
+  currentKeyRing,
+  decryptSecret,
+  encryptSecret,
+  keyRing,
+  type StoredSecret,
+} from '../../src/secrets/index.ts';
 import { runCli, startCli } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
@@ -43,9 +49,8 @@ async function databaseBefore(version: number) {
   return { name, url: url.toString() };
 }
 
-/** The key the test server encrypts with (generated under its DATA_DIR). */
-const serverKey = () =>
-  readFileSync(path.join(process.env.DATA_DIR as string, 'encryption-key'), 'utf8').trim();
+/** The key the test server encrypts with (generated under its DATA_DIR on first use). */
+const serverKey = () => currentKeyRing().current.key.toString('base64');
 
 describe('webhook signing secrets at rest', () => {
   it('keeps no secret in clear text: endpoints (also after a rotation) and channel credentials', async () => {
@@ -150,9 +155,10 @@ describe('a signing secret that cannot be decrypted', () => {
 
 describe('switchboard secrets rotate-key', () => {
   const NEW_KEY = Buffer.alloc(32, 9).toString('base64');
-  const ENDPOINTS = 40;
+  const ENDPOINTS = 25;
 
-  it('re-encrypts every secret under the new key in batches, resumes after a kill, and the old key can go', async () => {
+  it('re-encrypts every secret under the new key in batches, resumes after a kill, and the old key can go', async function () {
+    this.timeout(90_000); // two CLI processes, on a shared machine
     const database = await scratchDatabase();
     const db = await createDatabasePool(database.url, { maxPoolSize: 1 });
     try {
@@ -169,16 +175,21 @@ describe('switchboard secrets rotate-key', () => {
       await db.query(sql.unsafe`
         insert into channel_configs (workspace_id, channel, settings, secrets)
         values ('ws_rot', 'email', '{}', ${sql.jsonb({ password })})`);
+      const headerValue = encryptSecret('postmark-header', 'ws_rot:feedback:postmark:headerValue', old);
+      await db.query(sql.unsafe`
+        insert into email_feedback_endpoints (workspace_id, id, provider, settings, secrets)
+        values ('ws_rot', 'fbe_rot', 'postmark', '{}', ${sql.jsonb({ headerValue })})`);
       const env = { DATABASE_URL: database.url, ENCRYPTION_KEY: `${NEW_KEY},${serverKey()}` };
 
       // Killed after its first batch: what it did stays done, the rest is still under the old key.
       const first = startCli(['secrets', 'rotate-key', '--batch-size', '1'], { env });
-      await new Promise<void>((resolve) =>
+      await new Promise<void>((resolve) => {
         first.child.stderr.on('data', () => {
           first.child.kill('SIGKILL');
           resolve();
-        }),
-      );
+        });
+        first.child.on('close', () => resolve());
+      });
       await first.done;
       const resumed = await runCli(['secrets', 'rotate-key', '--json', '--batch-size', '7'], { env });
       expect(resumed.code, resumed.stderr).to.equal(0);
@@ -201,6 +212,12 @@ describe('switchboard secrets rotate-key', () => {
         sql.unsafe`select secrets from channel_configs where workspace_id = 'ws_rot'`,
       )) as { password: StoredSecret };
       expect(decryptSecret(channel.password, 'ws_rot:email:password', fresh)).to.equal('smtp-pass');
+      const feedback = (await db.oneFirst(
+        sql.unsafe`select secrets from email_feedback_endpoints where id = 'fbe_rot'`,
+      )) as { headerValue: StoredSecret };
+      expect(decryptSecret(feedback.headerValue, 'ws_rot:feedback:postmark:headerValue', fresh)).to.equal(
+        'postmark-header',
+      );
 
       const again = await runCli(['secrets', 'rotate-key'], { env: { ...env, ENCRYPTION_KEY: NEW_KEY } });
       expect(again.code, again.stderr).to.equal(0);

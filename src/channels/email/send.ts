@@ -8,6 +8,8 @@ import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
+import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.ts';
+import { TOKEN_PLACEHOLDER } from './schemas.ts';
 import type { EmailSettings } from './service.ts';
 import { transportFor } from './transport.ts';
 
@@ -68,10 +70,59 @@ export function classifySmtpError(error: unknown): SmtpFailure {
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1);
 
-export function mailOptions(settings: EmailSettings, message: EmailMessage): SendMailOptions {
-  const headers: Record<string, string> = { 'X-Switchboard-Message-Id': message.id };
+type Headers = Record<string, string | { prepared: boolean; value: string }>;
+
+/** The name our message id goes under where a provider echoes values back in its feedback. */
+export const FEEDBACK_MESSAGE_ID = 'switchboard_message_id';
+
+/**
+ * Headers each provider turns into values its feedback carries back, so a bounce names our
+ * message: SES message tags (configuration-set events), SendGrid unique args (top-level keys of
+ * each event), Postmark metadata. Only for the providers the workspace receives feedback from.
+ */
+function feedbackHeaders(providers: readonly FeedbackProvider[], messageId: string): Headers {
+  const headers: Headers = {};
+  if (providers.includes('ses')) headers['X-SES-MESSAGE-TAGS'] = `${FEEDBACK_MESSAGE_ID}=${messageId}`;
+  if (providers.includes('sendgrid')) {
+    // Prepared: SendGrid reads the JSON as written, and nodemailer would MIME-encode its quotes.
+    const value = JSON.stringify({ unique_args: { [FEEDBACK_MESSAGE_ID]: messageId } });
+    headers['X-SMTPAPI'] = { prepared: true, value };
+  }
+  if (providers.includes('postmark')) headers[`X-PM-Metadata-${FEEDBACK_MESSAGE_ID}`] = messageId;
+  return headers;
+}
+
+/** The channel's unsubscribe address as a mailto URL for this message's token, if it has one. */
+function mailtoOf(settings: EmailSettings, token: string | undefined): string | undefined {
+  if (!settings.unsubscribeMailto || !token) return undefined;
+  const address = settings.unsubscribeMailto.replace(TOKEN_PLACEHOLDER, token);
+  return `mailto:${address}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;
+}
+
+/**
+ * The id the provider gave the message, from its reply to DATA: Postfix, SendGrid and Postmark say
+ * "250 … queued as <id>", SES "250 Ok <id>". That id is what their feedback names when it does not
+ * echo ours; without one in the reply, our Message-ID stands in.
+ */
+export function providerMessageId(response: string, messageId: string): string {
+  const queued = /\bqueued as\s+<?([^\s<>]+)>?/i.exec(response);
+  if (queued) return queued[1];
+  const ses = /^250\s+(?:[245]\.\d+\.\d+\s+)?ok\s+([0-9a-f][0-9a-f-]{20,})\s*$/i.exec(response.trim());
+  return ses ? ses[1] : messageId;
+}
+
+export function mailOptions(
+  settings: EmailSettings,
+  message: EmailMessage,
+  feedbackProviders: readonly FeedbackProvider[] = [],
+): SendMailOptions {
+  const headers: Headers = {
+    'X-Switchboard-Message-Id': message.id,
+    ...feedbackHeaders(feedbackProviders, message.id),
+  };
   if (message.unsubscribe) {
-    const { url, mailto } = message.unsubscribe;
+    const { url } = message.unsubscribe;
+    const mailto = message.unsubscribe.mailto ?? mailtoOf(settings, message.unsubscribe.token);
     headers['List-Unsubscribe'] = mailto ? `<${url}>, <${mailto}>` : `<${url}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
@@ -98,7 +149,8 @@ export async function deliverEmail(
   const row = await findChannelConfig(app.db, workspaceId, 'email');
   if (!row) return null;
   const { settings, transporter } = await transportFor(app, row);
-  const info = await transporter.sendMail(mailOptions(settings, message));
+  const providers = await listFeedbackProviders(app.db, workspaceId);
+  const info = await transporter.sendMail(mailOptions(settings, message, providers));
   return {
     accepted: (info.accepted as (string | { address: string })[]).map((to) =>
       typeof to === 'string' ? to : to.address,
@@ -116,7 +168,8 @@ export async function sendEmail(
   try {
     const delivered = await deliverEmail(app, workspaceId, message);
     if (!delivered) return { status: 'permanent', stage: 'config', error: 'channel not configured' };
-    return { status: 'sent', providerId: delivered.messageId, response: delivered.response };
+    const providerId = providerMessageId(delivered.response, delivered.messageId);
+    return { status: 'sent', providerId, response: delivered.response };
   } catch (error) {
     const { status, error: text, stage } = classifySmtpError(error);
     app.log.warn({ workspaceId, messageId: message.id, stage, status }, 'email not sent');
