@@ -182,6 +182,12 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Public (publishable-key) endpoints: requests per window per key and per client address.
+  PUBLIC_RATE_WINDOW_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
+  PUBLIC_RATE_LIMIT_PER_KEY: wholeNumber(1).default(600),
+  PUBLIC_RATE_LIMIT_PER_IP: wholeNumber(1).default(120),
+  // Hosted form submissions per client address per PUBLIC_RATE_WINDOW_SECONDS.
+  FORM_RATE_LIMIT_PER_IP: wholeNumber(1).default(10),
   // Provider feedback: the hosts SNS signing certificates and subscription URLs may come from
   // (host[:port] of an https URL; tests point it at a local server), how long those fetches may
   // take, and how many soft bounces in a row suppress an address.

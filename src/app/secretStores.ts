@@ -5,10 +5,10 @@ import type { Command } from 'commander';
 import { print, run, withDatabase } from '../cli/context.ts';
 import type { Db } from '../db/pool.ts';
 import { currentKeyRing, type SecretStore } from '../secrets/index.ts';
-import { channels, webhooks } from './features.ts';
+import { channels, publicKeys, webhooks } from './features.ts';
 
 export function allSecretStores(): SecretStore[] {
-  return [...channels.secretStores, webhooks.secretStore];
+  return [...channels.secretStores, webhooks.secretStore, publicKeys.secretStore];
 }
 
 /** Seals secrets a migration left in clear text (SQL cannot encrypt); a no-op once done. */

@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  publishableKey: 'pkey',
+  form: 'frm',
+  formSubmission: 'fsub',
   feedbackEndpoint: 'fbe',
   feedbackReceipt: 'fbr',
 } as const;

@@ -77,6 +77,13 @@ function isInboundWebhook(req: Request): boolean {
 const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
 
 /**
+ * Endpoints for browsers on customers' sites (/api/public/…): they authenticate by publishable
+ * key and answer CORS for its origins alone; no cookie is read, so they need neither the session
+ * nor the cross-site guard. The full path, lower-cased, as skipsSession reads it.
+ */
+const PUBLIC_API_PATH = /^\/api\/public\//;
+
+/**
  * Sessions only for requests that can use one. A request presenting an API key authenticates
  * with it alone (principal.ts), so loading its session would be a store query for nothing.
  * An empty `?key=` presents no key (the session decides). Pages and /api/auth keep sessions
@@ -85,6 +92,7 @@ const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
 function skipsSession(req: Request): boolean {
   // The full path, whatever the middleware's mount point; lower-cased because routing ignores case.
   const path = `${req.baseUrl}${req.path}`.toLowerCase();
+  if (PUBLIC_API_PATH.test(path)) return true;
   return presentsApiKey(req) && path.startsWith('/api/') && !path.startsWith('/api/auth/');
 }
 
@@ -176,6 +184,8 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
   guardStaticPaths(app, routes);
   for (const route of [...routes].sort(bySpecificity)) {
     app[route.method](route.expressPath, (req, res) => route.run(context, req, res));
+    const { preflight } = route;
+    if (preflight) app.options(route.expressPath, (req, res) => preflight(context, req, res));
   }
   const patterns = routes.map((route) => ({ route, pattern: pathPattern(route) }));
   // Unknown /api paths: 405 with Allow when the path exists with other methods, else 404.

@@ -23,7 +23,7 @@ export {
 } from './queries.ts';
 export { TrackingSwitches } from './schemas.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
-export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
+export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {
   isWebUrl,

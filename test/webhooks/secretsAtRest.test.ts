@@ -179,6 +179,9 @@ describe('switchboard secrets rotate-key', () => {
       await db.query(sql.unsafe`
         insert into email_feedback_endpoints (workspace_id, id, provider, settings, secrets)
         values ('ws_rot', 'fbe_rot', 'postmark', '{}', ${sql.jsonb({ headerValue })})`);
+      const identity = encryptSecret('identity-secret', 'ws_rot:identity-secret', old);
+      await db.query(sql.unsafe`
+        insert into identity_secrets (workspace_id, secret) values ('ws_rot', ${sql.jsonb(identity)})`);
       const env = { DATABASE_URL: database.url, ENCRYPTION_KEY: `${NEW_KEY},${serverKey()}` };
 
       // Killed after its first batch: what it did stays done, the rest is still under the old key.
@@ -218,6 +221,10 @@ describe('switchboard secrets rotate-key', () => {
       expect(decryptSecret(feedback.headerValue, 'ws_rot:feedback:postmark:headerValue', fresh)).to.equal(
         'postmark-header',
       );
+      const identitySealed = (await db.oneFirst(
+        sql.unsafe`select secret from identity_secrets where workspace_id = 'ws_rot'`,
+      )) as StoredSecret;
+      expect(decryptSecret(identitySealed, 'ws_rot:identity-secret', fresh)).to.equal('identity-secret');
 
       const again = await runCli(['secrets', 'rotate-key'], { env: { ...env, ENCRYPTION_KEY: NEW_KEY } });
       expect(again.code, again.stderr).to.equal(0);
