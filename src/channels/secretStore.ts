@@ -5,13 +5,7 @@
 // with its context and seals it again under the current key, row by row, in short transactions.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import {
-  currentKeyRing,
-  decryptSecret,
-  encryptSecret,
-  type SecretStore,
-  StoredSecret,
-} from '../secrets/index.ts';
+import { currentKeyRing, resealSecret, type SecretStore, StoredSecret } from '../secrets/index.ts';
 
 export const channelSecretContext = (workspaceId: string, channel: string, field: string) =>
   `${workspaceId}:${channel}:${field}`;
@@ -61,7 +55,7 @@ function jsonbSecretStore(spec: JsonbSecrets): SecretStore {
           const resealed = Object.fromEntries(
             Object.entries(row.secrets).map(([field, stored]) => {
               const context = spec.context(row, field);
-              return [field, encryptSecret(decryptSecret(stored, context, ring), context, ring)];
+              return [field, resealSecret(stored, context, ring)];
             }),
           );
           // The values are unchanged, so nothing else moves (channel versions, pooled transports).

@@ -2,13 +2,7 @@
 // and sealed again under the current key, a batch of rows per short transaction.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import {
-  currentKeyRing,
-  decryptSecret,
-  encryptSecret,
-  type SecretStore,
-  StoredSecret,
-} from '../secrets/index.ts';
+import { currentKeyRing, resealSecret, type SecretStore, StoredSecret } from '../secrets/index.ts';
 import { identitySecretContext } from './identity.ts';
 
 const Row = z.object({ workspace_id: z.string(), secret: StoredSecret });
@@ -30,7 +24,7 @@ export const identitySecretStore: SecretStore = {
       `);
       for (const row of rows) {
         const context = identitySecretContext(row.workspace_id);
-        const resealed = encryptSecret(decryptSecret(row.secret, context, ring), context, ring);
+        const resealed = resealSecret(row.secret, context, ring);
         // rotated_at stays: the secret itself did not change.
         await tx.query(sql.typeAlias('void')`
           update identity_secrets set secret = ${sql.jsonb(resealed as never)} where workspace_id = ${row.workspace_id}

@@ -130,3 +130,12 @@ export type SecretStore = {
   /** Re-seals up to `limit` such rows under the current key, in one short transaction; returns how many. */
   resealBatch: (db: Db, limit: number) => Promise<number>;
 };
+
+/** The same secret sealed again under the current key (key rotation); the context stays. */
+export function resealSecret(
+  stored: StoredSecret,
+  context = '',
+  ring: KeyRing = defaultRing(),
+): StoredSecret {
+  return encryptSecret(decryptSecret(stored, context, ring), context, ring);
+}
