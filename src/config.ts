@@ -218,6 +218,16 @@ const environmentSchema = z.object({
   // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
   UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
   UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
+  // Retention: how long growing tables keep their rows (src/app/retention.ts lists every rule).
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: wholeNumber(1, 3_650, ' of days').default(30),
+  RETENTION_JOBS_DAYS: wholeNumber(1, 3_650, ' of days').default(7),
+  // Unset: kept for ever (the operator's choice to make).
+  RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_MESSAGES_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_SCORE_HISTORY_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_TRACKING_HITS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_CRON: cronExpression.default('*/15 * * * *'),
+  RETENTION_BATCH_SIZE: wholeNumber(10, 100_000).default(1_000),
 });
 
 export type Config = Omit<

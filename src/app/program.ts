@@ -5,6 +5,8 @@ import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, imports, segments, webhooks, workspaces } from './features.ts';
+import { installPruneCommand } from './retention.ts';
+import { installSecretCommands } from './secretStores.ts';
 
 function installMigrate(program: Command) {
   program
@@ -34,5 +36,7 @@ export async function runCli(argv: string[]): Promise<void> {
   accounts.commands(program);
   webhooks.commands(program);
   imports.commands(program);
+  installSecretCommands(program);
+  installPruneCommand(program);
   await program.parseAsync(argv);
 }

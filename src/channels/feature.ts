@@ -12,3 +12,4 @@ export const routes = [
 ];
 
 export { closeChannels as shutdown } from './index.ts';
+export { channelSecretStores as secretStores } from './secretStore.ts';
