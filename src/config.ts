@@ -182,6 +182,14 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Web push: browsers hand us subscription endpoints, so only the known push services are
+  // reachable unless this is set (a local push service in development and tests; never production).
+  PUSH_ALLOW_ANY_ENDPOINT: booleanFlag.default(false),
+  // Extra certificate authorities (PEM file) trusted for push services, beside the usual ones.
+  PUSH_CA_FILE: z.string().min(1).optional(),
+  // How long a push service keeps an undelivered notification when the step names no TTL (28 days at most).
+  PUSH_TTL_SECONDS: wholeNumber(0, 2_419_200, ' of seconds').default(86_400),
+  PUSH_TIMEOUT_MS: durationMs(15_000),
   // Public (publishable-key) endpoints: requests per window per key and per client address.
   PUBLIC_RATE_WINDOW_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   PUBLIC_RATE_LIMIT_PER_KEY: wholeNumber(1).default(600),
@@ -210,6 +218,16 @@ const environmentSchema = z.object({
   // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
   UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
   UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
+  // Retention: how long growing tables keep their rows (src/app/retention.ts lists every rule).
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: wholeNumber(1, 3_650, ' of days').default(30),
+  RETENTION_JOBS_DAYS: wholeNumber(1, 3_650, ' of days').default(7),
+  // Unset: kept for ever (the operator's choice to make).
+  RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_MESSAGES_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_SCORE_HISTORY_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_TRACKING_HITS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_CRON: cronExpression.default('*/15 * * * *'),
+  RETENTION_BATCH_SIZE: wholeNumber(10, 100_000).default(1_000),
 });
 
 export type Config = Omit<
@@ -252,6 +270,11 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       parsed.ALLOW_PRIVATE_TARGETS === undefined ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : 'ALLOW_PRIVATE_TARGETS';
     throw new ConfigError(
       `Invalid configuration:\n  ${name}: may not be true in production (SSRF protection)`,
+    );
+  }
+  if (production && parsed.PUSH_ALLOW_ANY_ENDPOINT) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PUSH_ALLOW_ANY_ENDPOINT: may not be true in production (SSRF protection)',
     );
   }
   return {

@@ -12,10 +12,17 @@ import { VERSION } from '../version.ts';
 import { installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, campaigns, channels } from './features.ts';
 import { createQueues } from './jobs.ts';
+import { sealClearSecrets } from './secretStores.ts';
 
-/** Applies SQL migrations and installs or upgrades the pg-boss schema. */
+/** Applies SQL migrations, seals what they left in clear text, and installs or upgrades the pg-boss schema. */
 export async function migrateAll(databaseUrl: string): Promise<string[]> {
   const applied = await migrate(databaseUrl);
+  const db = await createDatabasePool(databaseUrl, { maxPoolSize: 1 });
+  try {
+    await sealClearSecrets(db);
+  } finally {
+    await db.end();
+  }
   const boss = createBoss(databaseUrl, 'cli');
   await boss.start();
   await boss.stop({ graceful: false });

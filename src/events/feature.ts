@@ -2,3 +2,4 @@
 import { eventRoutes } from './routes.ts';
 
 export const routes = eventRoutes;
+export { eventRetention as retention } from './retention.ts';

@@ -19,7 +19,7 @@ import {
   ValidationError,
 } from './errors.ts';
 import { findJsonLimitBreach, type JsonLimits, jsonLimitsOf, refuseJsonLimitBreach } from './jsonLimits.ts';
-import { MALFORMED_JSON } from './malformedJson.ts';
+import { MALFORMED_JSON, OversizedBody } from './malformedJson.ts';
 import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
@@ -207,7 +207,7 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
  * beyond the JSON limits is no receipt: it is refused before parsing, as on every other route.
  */
 const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
-  (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, next) : next()),
+  (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, oversizedAsBody(req, next)) : next()),
   (req, _res, next) => {
     if (!isInboundWebhook(req) || !Buffer.isBuffer(req.body)) return next();
     const breach = findJsonLimitBreach(req.body, limits);
@@ -223,6 +223,17 @@ const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
 ];
 
 const rawInbound = express.raw({ type: () => true, limit: BODY_LIMIT });
+
+/** A body over the limit reaches the inbound route as an OversizedBody (it answers the 413). */
+function oversizedAsBody(req: Request, next: NextFunction): NextFunction {
+  return (error?: unknown) => {
+    const failure = error as { type?: string; length?: number; received?: number } | undefined;
+    if (failure?.type !== 'entity.too.large') return next(error as Error);
+    const declared = Number(req.get('content-length'));
+    req.body = new OversizedBody(failure.length ?? (Number.isFinite(declared) ? declared : null));
+    next();
+  };
+}
 
 export type AppParts = {
   routes: RouteDefinition[];

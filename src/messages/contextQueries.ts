@@ -20,6 +20,8 @@ export const DeliveryContext = z.object({
   track_clicks: z.boolean(),
   /** The contact's Telegram chat linked last (telegram_chats), if any. */
   telegram_chat_id: z.number().nullable(),
+  /** Whether any browser of the contact is subscribed to push (push_subscriptions). */
+  has_push_subscription: z.boolean(),
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
 
@@ -56,7 +58,9 @@ export async function findDeliveryContexts(
       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
         as track_clicks,
       (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
-       order by t.linked_at desc limit 1) as telegram_chat_id
+       order by t.linked_at desc limit 1) as telegram_chat_id,
+      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id)
+        as has_push_subscription
     from jsonb_to_recordset(${jsonbRows(keys)})
       as r(id text, workspace_id text, contact_id text, campaign_id text, trigger_event_id text)
     join contacts c on c.workspace_id = r.workspace_id and c.id = r.contact_id

@@ -82,7 +82,8 @@ export async function recordOutcome(
 
 export type SentDelivery = {
   message: MessageRow;
-  recipient: string;
+  /** The address or chat; undefined for push (it goes to each of the contact's browsers). */
+  recipient: string | undefined;
   outcome: { providerId: string; response: string };
 };
 
@@ -94,7 +95,7 @@ export async function recordSent(app: Services, sent: readonly SentDelivery[]): 
       tx,
       sent.map(({ message, recipient, outcome }) => ({
         id: message.id,
-        recipient,
+        recipient: recipient ?? null,
         providerId: outcome.providerId,
         providerResponse: outcome.response,
       })),

@@ -11,10 +11,22 @@ export type Channel = (typeof CHANNELS)[number];
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'bounced', 'suppressed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
+export const PUSH_URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
+
+/** A push step's notification options (its title is `subject`, its body `text`). */
+export const PushOptions = z.object({
+  url: z.string().nullish(),
+  icon: z.string().nullish(),
+  urgency: z.enum(PUSH_URGENCIES).nullish(),
+  ttlSeconds: z.number().int().nullish(),
+  topic: z.string().nullish(),
+});
+
 export const MessageTemplate = z.object({
   subject: z.string(),
   html: z.string(),
   text: z.string().nullish(),
+  push: PushOptions.optional(),
   /** A Telegram step's parse mode (its text is in `text`). */
   parseMode: z.enum(['HTML', 'MarkdownV2']).nullish(),
 });
@@ -207,7 +219,12 @@ export async function finishClaim(db: Db, messageId: string, outcome: Outcome): 
   return result.rowCount === 1;
 }
 
-export type SentOutcome = { id: string; recipient: string; providerId: string; providerResponse: string };
+export type SentOutcome = {
+  id: string;
+  recipient: string | null;
+  providerId: string;
+  providerResponse: string;
+};
 
 /** Records sends the provider accepted, in one statement; returns the ids whose claim still held. */
 export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Promise<Set<string>> {
@@ -220,7 +237,7 @@ export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Pr
   }));
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     update messages m
-    set status = 'sent', lease_until = null, updated_at = now(), recipient = r.recipient,
+    set status = 'sent', lease_until = null, updated_at = now(), recipient = coalesce(r.recipient, m.recipient),
         provider_id = r.provider_id, provider_response = r.provider_response, error = null,
         next_attempt_at = null, rendered_at = now(), sent_at = now()
     from jsonb_to_recordset(${jsonbRows(rows)})

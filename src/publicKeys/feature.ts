@@ -2,3 +2,4 @@
 import { publishableKeyRoutes } from './routes.ts';
 
 export const routes = publishableKeyRoutes;
+export { identitySecretStore as secretStore } from './secretStore.ts';

@@ -18,7 +18,8 @@ export type Identity =
   | { kind: 'identified'; contactId: string; email?: undefined }
   | { kind: 'anonymous' };
 
-const context = (workspaceId: string) => `${workspaceId}:identity-secret`;
+export const identitySecretContext = (workspaceId: string) => `${workspaceId}:identity-secret`;
+const context = identitySecretContext;
 
 const newSecret = () => `sbid_${randomBytes(32).toString('base64url')}`;
 
