@@ -122,6 +122,38 @@ describe('segments: background computation and refresh', function () {
     expect(row.through).to.equal(true);
   });
 
+  it('ingest does not wait for a refresh page that is adding the contact to a segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const insertedNow = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    // A refresh page's transaction: its membership insert holds a key-share lock on the contact.
+    const page = server().context.db.transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`
+        insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${ada})
+      `);
+      inserted();
+      await released;
+      throw new Error('rolled back on purpose');
+    });
+    await insertedNow;
+    try {
+      const tracked = track(ctx.admin, ctx.base, { type: 'login', contactId: ada });
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
+      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
+    } finally {
+      release();
+      await page.catch(() => {});
+    }
+  });
+
   it('the CLI refuses an unknown workspace', async () => {
     const run = await cli(['segments', 'refresh', '--workspace', 'ws_nope']);
     expect(run.code).to.equal(1);
