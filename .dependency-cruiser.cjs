@@ -8,10 +8,12 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
-  'tracking',
-  'telegram',
+  'imports',
+  'push',
   'forms',
   'publicEvents',
+  'tracking',
+  'telegram',
   'events',
   'scoring',
   'campaigns',

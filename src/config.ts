@@ -182,6 +182,14 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Web push: browsers hand us subscription endpoints, so only the known push services are
+  // reachable unless this is set (a local push service in development and tests; never production).
+  PUSH_ALLOW_ANY_ENDPOINT: booleanFlag.default(false),
+  // Extra certificate authorities (PEM file) trusted for push services, beside the usual ones.
+  PUSH_CA_FILE: z.string().min(1).optional(),
+  // How long a push service keeps an undelivered notification when the step names no TTL (28 days at most).
+  PUSH_TTL_SECONDS: wholeNumber(0, 2_419_200, ' of seconds').default(86_400),
+  PUSH_TIMEOUT_MS: durationMs(15_000),
   // Public (publishable-key) endpoints: requests per window per key and per client address.
   PUBLIC_RATE_WINDOW_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   PUBLIC_RATE_LIMIT_PER_KEY: wholeNumber(1).default(600),
@@ -252,6 +260,11 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       parsed.ALLOW_PRIVATE_TARGETS === undefined ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : 'ALLOW_PRIVATE_TARGETS';
     throw new ConfigError(
       `Invalid configuration:\n  ${name}: may not be true in production (SSRF protection)`,
+    );
+  }
+  if (production && parsed.PUSH_ALLOW_ANY_ENDPOINT) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PUSH_ALLOW_ANY_ENDPOINT: may not be true in production (SSRF protection)',
     );
   }
   return {

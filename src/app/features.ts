@@ -14,9 +14,11 @@ import * as events from '../events/feature.ts';
 import * as feedback from '../feedback/feature.ts';
 import * as forms from '../forms/feature.ts';
 import * as health from '../health/feature.ts';
+import * as imports from '../imports/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as publicEvents from '../publicEvents/feature.ts';
 import * as publicKeys from '../publicKeys/feature.ts';
+import * as push from '../push/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as telegram from '../telegram/feature.ts';
@@ -34,9 +36,11 @@ export {
   feedback,
   forms,
   health,
+  imports,
   messages,
   publicEvents,
   publicKeys,
+  push,
   scoring,
   segments,
   telegram,

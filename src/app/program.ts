@@ -4,7 +4,7 @@ import { print, run, withDatabase } from '../cli/context.ts';
 import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, segments, webhooks, workspaces } from './features.ts';
+import { accounts, apiKeys, imports, segments, webhooks, workspaces } from './features.ts';
 
 function installMigrate(program: Command) {
   program
@@ -33,5 +33,6 @@ export async function runCli(argv: string[]): Promise<void> {
   segments.commands(program);
   accounts.commands(program);
   webhooks.commands(program);
+  imports.commands(program);
   await program.parseAsync(argv);
 }

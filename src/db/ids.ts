@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  pushSubscription: 'psb',
   publishableKey: 'pkey',
   form: 'frm',
   formSubmission: 'fsub',
