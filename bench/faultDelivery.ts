@@ -82,11 +82,14 @@ export async function workerKilledDuringFanOut(
   await waitFor(() => receipts().size >= count * 0.3, 120_000);
   const killedAt = performance.now();
   await service.worker.kill('SIGKILL');
+  const exitedAt = performance.now();
   const killedWith = receipts().size;
   service.worker.start();
   const acknowledged = (await ingesting).size;
   await waitFor(() => receipts().size >= acknowledged, 180_000);
-  const drained = Math.max(...[...receipts().values()].map((receipt) => receipt.firstAt)) - killedAt;
+  const times = [...receipts().values()].map((receipt) => receipt.firstAt);
+  const drained = Math.max(...times) - killedAt;
+  const resumed = Math.min(...times.filter((at) => at > exitedAt)) - killedAt;
   await sleep(1000); // the last outcomes recorded
   const [totals] = await query<{ messages: number; waiting: number; undelivered: number }>(
     service.database.url,
@@ -104,7 +107,7 @@ export async function workerKilledDuringFanOut(
     lost: notReceived,
     duplicated: receiptTotals(receipts()),
     halfApplied: totals.waiting + Math.abs(totals.messages - acknowledged),
-    recover: `${seconds(drained)} to deliver all`,
+    recover: `${seconds(resumed)} to resume, ${seconds(drained)} all`,
     notes: [
       `killed after ${killedWith} receipts; ${totals.messages} messages made, ${totals.undelivered} without a successful delivery record, ${totals.waiting} attempts left; lease ${FAULT_SETTINGS.WEBHOOK_LEASE_MS} ms`,
     ],
@@ -162,6 +165,7 @@ export async function workerKilledDuringBroadcast(
   await waitFor(() => sink.byMessageId.size >= count * 0.3, 300_000);
   const killedAt = performance.now();
   await service.worker.kill('SIGKILL');
+  const exitedAt = performance.now();
   const killedWith = sink.byMessageId.size;
   service.worker.start();
   let state = await broadcastState(service.database.url, workspaceId);
@@ -169,13 +173,16 @@ export async function workerKilledDuringBroadcast(
     state = await broadcastState(service.database.url, workspaceId);
     return state.enrollments >= count && state.active === 0 && state.pending === 0;
   }, 300_000);
-  const recovered = performance.now() - killedAt;
-  const sentIds = await query<{ id: string }>(
+  const settled = performance.now() - killedAt;
+  const resumed = (sink.arrivals.find((at) => at > exitedAt) ?? Number.NaN) - killedAt;
+  const outcomes = await query<{ id: string; status: string }>(
     service.database.url,
-    `select id from messages where workspace_id = $1 and status = 'sent'`,
+    `select id, status from messages where workspace_id = $1 and status in ('sent', 'failed')`,
     [workspaceId],
   );
-  const sentNotReceived = sentIds.filter((row) => !sink.byMessageId.has(row.id)).length;
+  const received = (status: string) =>
+    outcomes.filter((row) => row.status === status && sink.byMessageId.has(row.id)).length;
+  const sentNotReceived = state.sent - received('sent');
   const sinkDuplicates = [...sink.byMessageId.values()].reduce((sum, n) => sum + n - 1, 0);
   return {
     scenario: '2b worker SIGKILL, email broadcast',
@@ -184,9 +191,9 @@ export async function workerKilledDuringBroadcast(
     lost: Math.max(0, count - state.steps) + sentNotReceived,
     duplicated: sinkDuplicates + (state.messages - state.steps),
     halfApplied: state.pending + state.active,
-    recover: `${seconds(recovered)} to settle all`,
+    recover: `${seconds(resumed)} to resume, ${seconds(settled)} all`,
     notes: [
-      `killed after ${killedWith} emails received; ${state.sent} sent, ${state.interrupted} failed "interrupted" (accounted, never resent), ${state.otherFailed} other outcomes, ${state.pending} still queued/sending; send lease ${FAULT_SETTINGS.MESSAGE_SEND_LEASE_SECONDS} s, sweep each minute`,
+      `killed after ${killedWith} emails received; ${state.sent} sent, ${state.interrupted} failed "interrupted" (never resent; ${received('failed')} of them had reached the sink), ${state.otherFailed} other outcomes, ${state.pending} still queued/sending; send lease ${FAULT_SETTINGS.MESSAGE_SEND_LEASE_SECONDS} s, sweep each minute`,
     ],
   };
 }

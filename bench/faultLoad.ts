@@ -66,8 +66,9 @@ export class IngestLoad {
       const body = batch ? { events: events.map((event) => event.body) } : events[0].body;
       const outcome = await this.post(batch ? '/events/batch' : '/events', body);
       this.outcomes.push({ ...outcome, ns: events.map((event) => event.n) });
-      // A refused connection (the web process is down) fails at once: do not spin.
-      if (outcome.status === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      // A refused connection (the web process is down) fails at once: back off as a client
+      // would, rather than take the CPU the restarting process needs.
+      if (outcome.status === 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 

@@ -63,10 +63,17 @@ export async function startHangingReceiver() {
   return { url: `http://127.0.0.1:${port}/hang`, close: closer(server) };
 }
 
-export type SmtpSink = { port: number; byMessageId: Map<string, number>; close: () => Promise<void> };
+export type SmtpSink = {
+  port: number;
+  byMessageId: Map<string, number>;
+  /** performance.now() of each message received. */
+  arrivals: number[];
+  close: () => Promise<void>;
+};
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const byMessageId = new Map<string, number>();
+  const arrivals: number[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -80,6 +87,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         const headers = raw.slice(0, raw.indexOf('\r\n\r\n'));
         const id = /^X-Switchboard-Message-Id:\s*(\S+)/im.exec(headers)?.[1] ?? 'missing';
         byMessageId.set(id, (byMessageId.get(id) ?? 0) + 1);
+        arrivals.push(performance.now());
         callback(null, 'queued');
       });
     },
@@ -89,6 +97,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     port,
     byMessageId,
+    arrivals,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
