@@ -10,6 +10,7 @@
 // then a note per scenario. Exit code 1 if anything was lost, half-applied, or an email duplicated.
 //   npm run bench:faults            (10,000 webhooks and 10,000 emails; a few minutes)
 //   npm run bench:faults -- --quick (1,000 of each)
+//   npm run bench:faults -- --only=2a,2b
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,11 @@ import { startSmtpSink, startWebhookReceiver } from './faultReceivers.ts';
 import { Admin, FAULT_SETTINGS, startService } from './faultService.ts';
 
 const QUICK = process.argv.includes('--quick');
+// --only=2b (or 1,3): just those scenarios.
+const ONLY = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const SIZES = QUICK
   ? {
       messages: 1_000,
@@ -68,17 +74,20 @@ async function runScenarios(dataDir: string): Promise<Row[]> {
     const ingest = await setUpIngest(admin, SIZES.contacts);
     const sizes: Sizes = SIZES.ingest;
     const rows: Row[] = [];
-    const run = async (scenario: () => Promise<Row>) => {
+    const run = async (name: string, scenario: () => Promise<Row>) => {
+      if (ONLY && !ONLY.includes(name)) return;
       const row = await scenario();
       rows.push(row);
       console.error(`done: ${row.scenario}`);
     };
-    await run(() => webKilled(service, ingest, sizes));
+    await run('1', () => webKilled(service, ingest, sizes));
     if (service.database.restartable)
-      await run(() => databaseRestarted(service, ingest, sizes, workerProbe(service, probeTarget, receiver)));
-    await run(() => workerKilledDuringFanOut(service, admin, receiver, SIZES.messages));
-    await run(() => workerKilledDuringBroadcast(service, admin, sink, SIZES.messages));
-    await run(() => hangingReceiver(service, admin, receiver, SIZES.hanging));
+      await run('3', () =>
+        databaseRestarted(service, ingest, sizes, workerProbe(service, probeTarget, receiver)),
+      );
+    await run('2a', () => workerKilledDuringFanOut(service, admin, receiver, SIZES.messages));
+    await run('2b', () => workerKilledDuringBroadcast(service, admin, sink, SIZES.messages));
+    await run('4', () => hangingReceiver(service, admin, receiver, SIZES.hanging));
     return rows;
   } finally {
     await service.stop();
