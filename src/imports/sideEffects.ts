@@ -10,7 +10,6 @@
 // Without --trigger-campaigns nothing enrolls: historical events are no reason to message anyone.
 
 import type { IdentifierSqlToken } from 'slonik';
-import { z } from 'zod';
 import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '../campaigns/index.ts';
 import type { Tx } from '../db/pool.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
