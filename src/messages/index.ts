@@ -4,6 +4,7 @@
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';
+export { type RenderedMessage, renderMessage } from './preview.ts';
 // Provider feedback (bounces, complaints, deliveries) applied to a message.
 export {
   type FeedbackMessage,
