@@ -4,7 +4,6 @@
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
 export { deliverMessage, templateVariables } from './deliver.ts';
-export { type RenderedMessage, renderMessage } from './preview.ts';
 // Provider feedback (bounces, complaints, deliveries) applied to a message.
 export {
   type FeedbackMessage,
@@ -14,6 +13,7 @@ export {
   recordDelivered,
 } from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
+export { type RenderedMessage, renderMessage } from './preview.ts';
 export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,
