@@ -24,8 +24,9 @@ export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
   // A retry's job is delayed (startAfter), and no NOTIFY announces it when it comes due: with
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
   // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
-  // (deliverMessages), and two batches overlap so the pooled connections never wait for the database.
-  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 4, notifyPollingIntervalSeconds: 2 },
+  // (deliverMessages). Eight batches of 25 overlap, so one batch waiting for its slowest send or
+  // for its recording does not leave the pooled connections (or the CPU) idle.
+  work: { batchSize: 25, burstWhenBatchFull: true, localConcurrency: 8, notifyPollingIntervalSeconds: 2 },
   handler: async (context: AppContext, jobs) => {
     await deliverMessages(
       context,
