@@ -61,6 +61,15 @@ describe('campaigns: lifecycle in the engine', () => {
       select count(*)::int from pgboss.job
       where name = 'campaigns.step' and data->>'enrollmentId' = any(${sql.array(enrollmentIds, 'text')})`);
     expect(stepJobs).to.equal(0);
+    // Their five messages went out through a send job per page (of two, in the tests), not one each.
+    const messageIds = messages.body.data.map((m: { id: string }) => m.id);
+    const sendJobs = await server().context.db.anyFirst(sql.unsafe`
+      select data->'messageIds' from pgboss.job where name = 'messages.send'
+      and (data->>'messageId' = any(${sql.array(messageIds, 'text')})
+        or data->'messageIds' ?| ${sql.array(messageIds, 'text')})`);
+    expect(sendJobs).to.have.length(3);
+    const sent = (sendJobs as (string[] | null)[]).flatMap((ids) => ids ?? []);
+    expect(sent.sort()).to.deep.equal([...messageIds].sort());
   });
 
   it('pause holds contacts at their next step; resume moves them on', async () => {
