@@ -6,7 +6,9 @@
 // (/proc/<pid>/status, every 200 ms) while it sent.
 //   npm run bench:broadcast                      (100,000 contacts, embedded PostgreSQL)
 //   npm run bench:broadcast -- --contacts 10000  (a quick run)
-//   BENCH_DATABASE_URL=postgres://… BENCH_CPU_PROF=dir (profiles the worker) also work.
+//   BENCH_DATABASE_URL=postgres://… BENCH_CPU_PROF=dir (profiles the worker) and BENCH_MEMORY=1
+//   (the worker prints its RSS and heap every second) also work. The worker runs with the node
+//   flags of the Procfile's `worker:` line (its heap limits), as production runs it.
 // Contacts are seeded with SQL (generate_series); the channel, the segment and the campaign are
 // made through the API, and the worker computes the segment as it would any other.
 import { type ChildProcess, fork } from 'node:child_process';
@@ -76,10 +78,23 @@ async function startSetupWeb(databaseUrl: string) {
   return { child, api: new Api(`http://127.0.0.1:${port}`) };
 }
 
-/** bin/worker.ts as production runs it; BENCH_CPU_PROF=dir writes its CPU profile there. */
+/** The node flags of the Procfile's `worker:` line (`node <flags> bin/worker.ts`): its heap limits. */
+function procfileWorkerFlags(procfile: string): string[] {
+  const line = /^worker:\s*node\s+(.*?)\s*bin\/worker\.ts\s*$/m.exec(procfile);
+  if (!line) throw new Error('Procfile: no `worker: node … bin/worker.ts` line');
+  return line[1].split(/\s+/).filter(Boolean);
+}
+
+/**
+ * bin/worker.ts as production runs it, with the Procfile's node flags; BENCH_CPU_PROF=dir writes
+ * its CPU profile there, BENCH_MEMORY=1 has it print its memory every second.
+ */
 function startWorker(databaseUrl: string): ChildProcess {
   const dir = process.env.BENCH_CPU_PROF;
-  const execArgv = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const flags = procfileWorkerFlags(readFileSync(path.join(HERE, '../Procfile'), 'utf8'));
+  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const memory = process.env.BENCH_MEMORY ? ['--import', path.join(HERE, 'workerMemory.ts')] : [];
+  const execArgv = [...flags, ...profile, ...memory];
   return forkChild('../bin/worker.ts', { ...PRODUCTION_ENV, DATABASE_URL: databaseUrl }, execArgv);
 }
 

@@ -1,17 +1,18 @@
 // Broadcasts: activating a campaign with a broadcast trigger enrolls every current member of its
 // segment, at `sendAt` or now, a page at a time (one job per page, the next queued with the page),
-// never holding the segment in memory. The campaign keeps the last contact enrolled as its cursor:
+// never holding the segment in memory. The page runs its enrollments' first steps in its own
+// transaction (their messages and send jobs, for a send step), as their step jobs would have. The campaign keeps the last contact enrolled as its cursor:
 // a page job that does not start at the cursor is a retry of a page already done, and is dropped.
 import { z } from 'zod';
 import { newId } from '../db/ids.ts';
-import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql, type Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emitMany } from '../outbox/emit.ts';
 import { completeCampaigns } from './engineQueries.ts';
 import { FIRST_STEP } from './flow.ts';
-import { enqueueSteps } from './stepQueue.ts';
+import { runSteps } from './stepBatch.ts';
 
 export const BROADCAST_QUEUE = 'campaigns.broadcast';
 /** The cursor before the first page (contact ids are never empty). */
@@ -46,7 +47,7 @@ const Campaign = z.object({
   broadcast_cursor: z.string().nullable(),
 });
 
-async function enrollPage(app: AppContext, db: Db, payload: BroadcastPayload, pageSize: number) {
+async function enrollPage(app: AppContext, db: Tx, payload: BroadcastPayload, pageSize: number) {
   const campaign = await db.maybeOne(sql.type(Campaign)`
     select status, trigger->>'segmentId' as segment_id, broadcast_cursor from campaigns
     where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId} for update`);
@@ -74,10 +75,10 @@ async function enrollPage(app: AppContext, db: Db, payload: BroadcastPayload, pa
         data: { campaignId: payload.campaignId, contactId: row.contact_id },
       })),
     );
-    await enqueueSteps(
+    await runSteps(
+      app,
       db,
       rows.map((row) => ({ enrollmentId: row.id, stepKey: FIRST_STEP })),
-      app.boss,
     );
   }
   if (rows.length === pageSize) {

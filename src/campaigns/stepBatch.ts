@@ -18,24 +18,29 @@ import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 type Send = { context: StepContext; key: string; step: Step };
 
 export async function runStepBatch(app: AppContext, jobs: readonly StepPayload[]): Promise<void> {
-  await app.db.transaction(async (tx) => {
-    const contexts = await lockEnrollments(tx, [...new Set(jobs.map((job) => job.enrollmentId))]);
-    const due = contexts.filter(
-      (context) =>
-        context.status === 'active' &&
-        jobs.some((job) => job.enrollmentId === context.id && job.stepKey === context.step_key),
-    );
-    const paced = await pacedWorkspaces(tx, due);
-    const sends: Send[] = [];
-    for (const context of due) {
-      const key = context.step_key!;
-      const step = stepAt(context.steps, key);
-      const simple = context.campaign_status === 'active' && step?.type === 'send';
-      if (simple && !paced.has(context.workspace_id)) sends.push({ context, key, step });
-      else await runLockedStep(app, tx, context);
-    }
-    await sendAll(app, tx, sends);
-  });
+  await app.db.transaction((tx) => runSteps(app, tx, jobs));
+}
+
+/**
+ * Runs these steps in the caller's transaction, as their step jobs would: the broadcast page runs
+ * its enrollments' first steps with their insert, so a broadcast queues no step job per contact.
+ */
+export async function runSteps(app: AppContext, tx: Tx, jobs: readonly StepPayload[]): Promise<void> {
+  const wanted = new Set(jobs.map((job) => `${job.enrollmentId} ${job.stepKey}`));
+  const contexts = await lockEnrollments(tx, [...new Set(jobs.map((job) => job.enrollmentId))]);
+  const due = contexts.filter(
+    (context) => context.status === 'active' && wanted.has(`${context.id} ${context.step_key}`),
+  );
+  const paced = await pacedWorkspaces(tx, due);
+  const sends: Send[] = [];
+  for (const context of due) {
+    const key = context.step_key!;
+    const step = stepAt(context.steps, key);
+    const simple = context.campaign_status === 'active' && step?.type === 'send';
+    if (simple && !paced.has(context.workspace_id)) sends.push({ context, key, step });
+    else await runLockedStep(app, tx, context);
+  }
+  await sendAll(app, tx, sends);
 }
 
 /** The workspaces of these enrollments with a frequency cap or quiet hours: their sends are checked one by one. */

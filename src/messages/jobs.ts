@@ -14,9 +14,17 @@ import { pacedSendJob } from './sendRate.ts';
 export const SWEEP_QUEUE = 'messages.sweep';
 const SWEEP_BATCH = 500;
 
-const SendPayload = z.object({ messageId: z.string() });
+/** One message (a retry, a transactional or paced send), or a batch of campaign messages. */
+const SendPayload = z.union([
+  z.object({ messageId: z.string() }),
+  z.object({ messageIds: z.array(z.string()) }),
+]);
+type SendPayload = z.infer<typeof SendPayload>;
 
-export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
+const messageIdsOf = (payload: SendPayload) =>
+  'messageIds' in payload ? payload.messageIds : [payload.messageId];
+
+export const sendMessageJob: JobDefinition<SendPayload> = {
   name: SEND_QUEUE,
   // A handler that throws after its claim leaves the row to the sweep, so a pg-boss retry only
   // finds it claimed and sends nothing: retries cover failures before the claim.
@@ -24,12 +32,14 @@ export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
   // A retry's job is delayed (startAfter), and no NOTIFY announces it when it comes due: with
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
   // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
-  // (deliverMessages), and two batches overlap so the pooled connections never wait for the database.
-  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 4, notifyPollingIntervalSeconds: 2 },
+  // (deliverMessages), a job of up to SEND_JOB_MESSAGES each (or single-message jobs, a few at a
+  // time). Eight batches overlap, so one batch waiting for its slowest send or for its recording
+  // does not leave the pooled connections (or the CPU) idle.
+  work: { batchSize: 2, burstWhenBatchFull: true, localConcurrency: 8, notifyPollingIntervalSeconds: 2 },
   handler: async (context: AppContext, jobs) => {
     await deliverMessages(
       context,
-      jobs.map((job) => SendPayload.parse(job.data).messageId),
+      jobs.flatMap((job) => messageIdsOf(SendPayload.parse(job.data))),
     );
   },
 };

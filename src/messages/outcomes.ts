@@ -16,6 +16,8 @@ import { setSubscription } from './subscriptionQueries.ts';
 import { unsubscribeContact } from './unsubscribe.ts';
 
 export const SEND_QUEUE = 'messages.send';
+/** The most messages one `messages.send` job carries (a page of campaign messages is split into such jobs). */
+export const SEND_JOB_MESSAGES = 25;
 
 type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
 

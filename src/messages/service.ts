@@ -8,7 +8,7 @@ import { NotFoundError } from '../http/errors.ts';
 import type { Boss } from '../jobs/boss.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { findContactIdByEmail } from './contextQueries.ts';
-import { SEND_QUEUE } from './outcomes.ts';
+import { SEND_JOB_MESSAGES, SEND_QUEUE } from './outcomes.ts';
 import {
   type Channel,
   claimIdempotencyKey,
@@ -101,7 +101,13 @@ export async function createCampaignMessages(
     made.map((row) => ({ workspace_id: row.workspace_id, message_id: row.id, type: 'queued', detail: {} })),
   );
   if (made.length > 0) {
-    const jobs = made.map((row) => ({ data: { messageId: row.id } }));
+    // One send job per SEND_JOB_MESSAGES messages: a job per message cost the job table (and the
+    // worker) an insert, a fetch and a completion each.
+    const jobs = [];
+    for (let start = 0; start < made.length; start += SEND_JOB_MESSAGES) {
+      const messageIds = made.slice(start, start + SEND_JOB_MESSAGES).map((row) => row.id);
+      jobs.push({ data: { messageIds } });
+    }
     await app.boss.insert(SEND_QUEUE, jobs, { db: transactionalDb(tx) });
   }
   const ids = new Map<string, string>();

@@ -2,10 +2,12 @@
 // in pages (at sendAt), pause holds contacts at their next step and resume moves them on, archive
 // exits them; campaign.completed once the last enrollment of a finished campaign ends.
 import { expect } from 'chai';
+import { sql } from '../../src/db/pool.ts';
 import { createContact, outgoing, track, workspace } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
 import { eventually } from '../support/factories.ts';
+import { server } from '../support/server.ts';
 import { activeCampaign, createCampaign, emailChannel, enrollmentsOf, enrollmentWhen } from './support.ts';
 
 async function readySegment(client: Client, base: string, rules: unknown) {
@@ -53,6 +55,21 @@ describe('campaigns: lifecycle in the engine', () => {
     const messages = await admin.get(`${base}/messages?campaignId=${campaign.id}&limit=100`);
     expect(messages.body.total).to.equal(5);
     expect(await outgoing(workspaceId, 'campaign.completed')).to.have.length(1);
+    // The pages made the first steps' messages themselves: no step job per contact.
+    const enrollmentIds = enrollments.map((e) => e.id);
+    const stepJobs = await server().context.db.oneFirst(sql.unsafe`
+      select count(*)::int from pgboss.job
+      where name = 'campaigns.step' and data->>'enrollmentId' = any(${sql.array(enrollmentIds, 'text')})`);
+    expect(stepJobs).to.equal(0);
+    // Their five messages went out through a send job per page (of two, in the tests), not one each.
+    const messageIds = messages.body.data.map((m: { id: string }) => m.id);
+    const sendJobs = await server().context.db.anyFirst(sql.unsafe`
+      select data->'messageIds' from pgboss.job where name = 'messages.send'
+      and (data->>'messageId' = any(${sql.array(messageIds, 'text')})
+        or data->'messageIds' ?| ${sql.array(messageIds, 'text')})`);
+    expect(sendJobs).to.have.length(3);
+    const sent = (sendJobs as (string[] | null)[]).flatMap((ids) => ids ?? []);
+    expect(sent.sort()).to.deep.equal([...messageIds].sort());
   });
 
   it('pause holds contacts at their next step; resume moves them on', async () => {
