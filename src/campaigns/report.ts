@@ -50,7 +50,7 @@ async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
       count(*) filter (where m.status = 'bounced')::int as bounced,
       count(*) filter (where m.status = 'suppressed')::int as suppressed,
       count(*) filter (where exists (select 1 from message_events me
-        where me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes
+        where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes
     from messages m where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId}
     group by m.step_key
   `);

@@ -80,7 +80,7 @@ export async function insertEvents(
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {
   return db.any(sql.type(EventRow)`
-    select ${eventColumns} from events e left join contacts c on c.id = e.contact_id
+    select ${eventColumns} from events e left join contacts c on c.workspace_id = e.workspace_id and c.id = e.contact_id
     where e.workspace_id = ${workspaceId} and e.id = any(${sql.array(ids, 'text')})
   `);
 }
@@ -116,7 +116,7 @@ export async function listEvents(db: Db, workspaceId: string, filter: EventFilte
     );
   }
   return db.any(sql.type(EventRow)`
-    select ${eventColumns} from events e left join contacts c on c.id = e.contact_id
+    select ${eventColumns} from events e left join contacts c on c.workspace_id = e.workspace_id and c.id = e.contact_id
     where ${sql.join(conditions, sql.fragment` and `)}
     order by e.occurred_at desc, e.id desc
     limit ${filter.limit}

@@ -164,7 +164,7 @@ class Dispatcher {
     clearTimeout(this.wakeTimer);
     await this.listener?.close();
     await this.pump(); // waits for a step in progress, which may still claim
-    const unstarted = this.queue.splice(0).map((entry) => entry.attempt.id);
+    const unstarted = this.queue.splice(0).map((entry) => entry.attempt);
     await releaseAttempts(this.context.db, unstarted).catch((error) =>
       this.context.log.warn({ err: error }, 'releasing webhook attempts failed'),
     );
@@ -187,12 +187,12 @@ class Dispatcher {
   }
 
   private fill(): void {
-    const stale: string[] = [];
+    const stale: ClaimedAttempt[] = [];
     while (!this.stopping && this.inFlight.size < this.concurrency && this.queue.length > 0) {
       const { attempt, leasedAt } = this.queue.shift() as (typeof this.queue)[number];
       // Waited too long (a slow endpoint ahead of it): its lease could run out mid-send and
       // another worker send it too. Hand it back instead; it is claimed again at once.
-      if (Date.now() - leasedAt > this.maxWait) stale.push(attempt.id);
+      if (Date.now() - leasedAt > this.maxWait) stale.push(attempt);
       else this.send(attempt);
     }
     if (stale.length > 0) this.release(stale);
@@ -212,8 +212,8 @@ class Dispatcher {
     this.inFlight.add(running);
   }
 
-  private release(attemptIds: string[]): void {
-    releaseAttempts(this.context.db, attemptIds)
+  private release(attempts: ClaimedAttempt[]): void {
+    releaseAttempts(this.context.db, attempts)
       .then(() => {
         this.attemptsDirty = true;
         void this.pump();
