@@ -8,6 +8,8 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'tracking',
+  'telegram',
   'events',
   'scoring',
   'campaigns',

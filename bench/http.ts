@@ -6,112 +6,27 @@
 // directory, or BENCH_DATABASE_URL), with production settings and silent logs; the worker is not
 // started, so nothing competes with the web process. Beside it, a bare Express app on the same
 // database answers one trivial query per request: the baseline. The load comes from a worker
-// thread (an undici Pool, a fixed number of requests in flight), so the client does not share the
-// server's event loop. Every case runs for the same time; the table gives each beside the baseline.
+// thread (bench/load.ts: an undici Pool, a fixed number of requests in flight), so the client does
+// not share the server's event loop. Every case runs for the same time; the table gives each beside the baseline.
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import express from 'express';
-import { Pool } from 'undici';
 import { z } from 'zod';
+import { type LoadResult, listenBaseline, printTable, runLoad, startService } from './load.ts';
 
 type Case = { name: string; path: string; headers: Record<string, string> };
-type Result = { name: string; requests: number; errors: number; seconds: number; p50: number; p99: number };
+type Result = LoadResult;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-// ---- load generator (worker thread) ----
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : Number.NaN;
-}
-
-async function drive(origin: string, target: Case, seconds: number, connections: number): Promise<Result> {
-  const pool = new Pool(origin, { connections, pipelining: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const started = performance.now();
-      const response = await pool.request({ method: 'GET', path: target.path, headers: target.headers });
-      await response.body.dump();
-      if (response.statusCode !== 200) errors++;
-      latencies.push(performance.now() - started);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, loop));
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    name: target.name,
-    requests: latencies.length,
-    errors,
-    seconds: elapsed,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-  };
-}
-
-if (!isMainThread) {
-  const { origin, target, seconds, connections } = workerData as {
-    origin: string;
-    target: Case;
-    seconds: number;
-    connections: number;
-  };
-  parentPort?.postMessage(await drive(origin, target, seconds, connections));
-}
-
 function runCase(origin: string, target: Case, seconds = SECONDS): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), {
-      workerData: { origin, target, seconds, connections: CONNECTIONS },
-    });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  return runLoad(origin, { ...target, paths: [target.path], status: 200 }, seconds, CONNECTIONS);
 }
 
 // ---- service, baseline and fixtures (main thread) ----
-
-async function startService(dataDir: string) {
-  Object.assign(process.env, {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
-    // Production refuses to start without a key for secrets at rest; the bench stores none.
-    ENCRYPTION_KEY: 'a'.repeat(64),
-    DATA_DIR: dataDir,
-    // The bench signs in once per run from one address; keep the limiter out of the way.
-    SIGNIN_MAX_FAILURES_PER_IP: '100000',
-  });
-  const { freePort, startEmbeddedDatabase } = await import('../src/db/embedded.ts');
-  const database = process.env.BENCH_DATABASE_URL
-    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  // Imported only now, so that configuration is parsed from the environment above.
-  const { config } = await import('../src/config.ts');
-  const runtime = await import('../src/app/runtime.ts');
-  await runtime.migrateAll(database.url);
-  const context = await runtime.createContext(config(), database.url, 'web');
-  const web = await runtime.startWeb(context, 0);
-  return {
-    origin: `http://127.0.0.1:${web.port}`,
-    databaseUrl: database.url,
-    poolSize: config().DATABASE_POOL_SIZE,
-    stop: async () => {
-      await web.stop();
-      await runtime.closeContext(context);
-      await database.stop();
-    },
-  };
-}
 
 /** The baseline: Express, one slonik pool of the same size, one trivial query per request. */
 async function startBaseline(databaseUrl: string, poolSize: number) {
@@ -121,15 +36,11 @@ async function startBaseline(databaseUrl: string, poolSize: number) {
   app.get('/bare', async (_req, res) => {
     res.json({ ok: await db.oneFirst(sql.type(z.object({ ok: z.number() }))`select 1 as ok`) });
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const address = server.address();
+  const listening = await listenBaseline(app);
   return {
-    origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    origin: listening.origin,
     stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await listening.stop();
       await db.end();
     },
   };
@@ -198,34 +109,10 @@ function cases(f: Awaited<ReturnType<typeof fixtures>>): { cases: Case[]; skippe
   return { cases: list, skipped };
 }
 
-function report(baseline: Result, results: Result[]) {
-  const rate = (r: Result) => r.requests / r.seconds;
-  const row = (r: Result) =>
-    [
-      r.name.padEnd(36),
-      rate(r).toFixed(0).padStart(8),
-      r.p50.toFixed(2).padStart(8),
-      r.p99.toFixed(2).padStart(8),
-      (rate(r) / rate(baseline)).toFixed(2).padStart(7),
-      String(r.errors).padStart(7),
-    ].join('  ');
-  console.log(`\n${SECONDS} s per case, ${CONNECTIONS} requests in flight\n`);
-  console.log(
-    [
-      'case'.padEnd(36),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(8),
-      'p99 ms'.padStart(8),
-      'ratio'.padStart(7),
-      'non-200'.padStart(7),
-    ].join('  '),
-  );
-  for (const result of [baseline, ...results]) console.log(row(result));
-}
-
 if (isMainThread) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-'));
-  const service = await startService(dataDir);
+  // The bench signs in once per run from one address; keep the limiter out of the way.
+  const service = await startService(dataDir, { SIGNIN_MAX_FAILURES_PER_IP: '100000' });
   const baselineApp = await startBaseline(service.databaseUrl, service.poolSize);
   try {
     const plan = cases(await fixtures(service.origin));
@@ -236,7 +123,7 @@ if (isMainThread) {
     const baseline = await runCase(baselineApp.origin, bare);
     const results: Result[] = [];
     for (const target of plan.cases) results.push(await runCase(service.origin, target));
-    report(baseline, results);
+    printTable(baseline, results, { seconds: SECONDS, connections: CONNECTIONS });
   } finally {
     await baselineApp.stop();
     await service.stop();

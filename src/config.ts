@@ -92,6 +92,14 @@ const encryptionKeys = z
     return keys;
   });
 
+/** Comma-separated secrets, the first signs and every one verifies (rotation). */
+const secretList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()))
+  .refine((parts) => parts.every((part) => part.length >= 32), {
+    message: 'must be secrets of at least 32 characters each, comma-separated when several',
+  });
+
 const hostList = z.string().transform((value) =>
   value
     .split(',')
@@ -180,6 +188,22 @@ const environmentSchema = z.object({
   SNS_CERT_HOST_PATTERN: wholeMatch.default(/^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/i),
   SNS_FETCH_TIMEOUT_MS: durationMs(10_000),
   FEEDBACK_SOFT_BOUNCE_LIMIT: wholeNumber(1, 100).default(3),
+  // Signs open and click tracking links; unset: derived from the session secret.
+  TRACKING_SECRET: secretList.optional(),
+  // A hit sooner than this after the send is a machine's (gateways fetch mail on arrival).
+  TRACKING_MIN_SECONDS_AFTER_SEND: wholeNumber(0, 3_600, ' of seconds').default(5),
+  // The Bot API server: Telegram's, or a local Bot API server (and the tests' fake).
+  TELEGRAM_API_ROOT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. https://api.telegram.org' })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('https://api.telegram.org'),
+  TELEGRAM_TIMEOUT_MS: durationMs(15_000),
+  // How long a contact's https://t.me/<bot>?start=<token> link stays usable.
+  TELEGRAM_LINK_TTL_MINUTES: wholeNumber(1, 43_200, ' of minutes').default(1_440),
+  // Requests to the public unsubscribe pages (/u/{token}, GET and POST together) per client address
+  // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
+  UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
+  UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
 });
 
 export type Config = Omit<

@@ -16,6 +16,8 @@ import * as health from '../health/feature.ts';
 import * as messages from '../messages/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
+import * as telegram from '../telegram/feature.ts';
+import * as tracking from '../tracking/feature.ts';
 import * as webhooks from '../webhooks/feature.ts';
 import * as workspaces from '../workspaces/feature.ts';
 
@@ -31,6 +33,8 @@ export {
   messages,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 };

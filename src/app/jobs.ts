@@ -2,11 +2,18 @@
 
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
-import { campaigns, messages, scoring, segments, webhooks } from './features.ts';
+import { campaigns, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
-  return [...segments.jobs(), ...scoring.jobs(), ...messages.jobs(), ...campaigns.jobs()];
+  return [
+    ...segments.jobs(),
+    ...scoring.jobs(),
+    ...messages.jobs(),
+    ...campaigns.jobs(),
+    ...tracking.jobs(),
+    ...telegram.jobs(),
+  ];
 }
 
 export function allWorkerServices(): WorkerService[] {

@@ -13,6 +13,8 @@ import {
   messages,
   scoring,
   segments,
+  telegram,
+  tracking,
   webhooks,
   workspaces,
 } from './features.ts';
@@ -32,5 +34,7 @@ export function allRoutes(): RouteDefinition[] {
     ...webhooks.routes,
     ...messages.routes,
     ...feedback.routes,
+    ...tracking.routes,
+    ...telegram.routes,
   ];
 }

@@ -8,7 +8,8 @@ import {
   durationSeconds,
   type Rule,
 } from '../segments/index.ts';
-import { type BranchCondition, isTimeZone } from './schemas.ts';
+import { zoneOf } from './pacing.ts';
+import type { BranchCondition } from './schemas.ts';
 
 function conditionSql(condition: BranchCondition, enrolledAt: string) {
   if ('segment' in condition) {
@@ -42,16 +43,21 @@ export type WaitStep = { duration?: string; until?: { time: string; timezone?: s
 
 /**
  * When a wait ends: after its duration, or at the next `until.time` in the contact's `timezone`
- * attribute (when it is a time zone), else the step's time zone, else UTC. PostgreSQL does the
- * local-time arithmetic, daylight saving included.
+ * attribute (when it is a time zone), else the step's time zone, else the workspace's default time
+ * zone (its campaign pacing), else UTC. PostgreSQL does the local-time arithmetic, daylight saving
+ * included.
  */
 export async function waitEnd(db: Db, workspaceId: string, contactId: string, step: WaitStep): Promise<Date> {
   if (step.duration) return new Date(Date.now() + (durationSeconds(step.duration) ?? 0) * 1000);
   const until = step.until!;
-  const attribute = await db.maybeOneFirst(sql.type(z.object({ timezone: z.string().nullable() }))`
-    select attributes->>'timezone' as timezone from contacts where workspace_id = ${workspaceId} and id = ${contactId}
-  `);
-  const zone = [attribute, until.timezone].find((name) => name && isTimeZone(name)) ?? 'UTC';
+  const zones = await db.maybeOne(
+    sql.type(z.object({ contact: z.string().nullable(), workspace: z.string().nullable() }))`
+    select c.attributes->>'timezone' as contact, w.campaign_pacing->>'timezone' as workspace
+    from contacts c join workspaces w on w.id = c.workspace_id
+    where c.workspace_id = ${workspaceId} and c.id = ${contactId}
+  `,
+  );
+  const zone = zoneOf(zones?.contact, until.timezone, zones?.workspace);
   const at = await db.oneFirst(sql.type(z.object({ at: z.number() }))`
     with local as (select (now() at time zone ${zone})::date as today, ${until.time}::time as clock)
     select extract(epoch from case when (today + clock) at time zone ${zone} > now()

@@ -106,7 +106,12 @@ export function templateOf(step: Step): MessageTemplate {
   if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
   if (step.channel === 'push')
     return { subject: String(step.title), html: String(step.body), text: String(step.body) };
-  return { subject: '', html: String(step.text), text: String(step.text) };
+  return {
+    subject: '',
+    html: String(step.text),
+    text: String(step.text),
+    ...(step.parseMode ? { parseMode: step.parseMode as MessageTemplate['parseMode'] } : {}),
+  };
 }
 
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */

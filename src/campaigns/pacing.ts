@@ -1,13 +1,24 @@
 // Pacing of campaign sends, per workspace: a frequency cap (at most `count` campaign messages to a
 // contact per `per`) and quiet hours (no send between `start` and `end` in the contact's time zone,
-// else UTC). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
+// else the workspace's default `timezone`, which waits `until` a time of day use too), and each
+// channel's `ratePerSecond` (a provider's limit, for every message of the channel, campaign or
+// transactional: kept and enforced by the channels' limiter, across all worker processes). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
 // or the quiet hours allow, and checks again. Sends to one contact are paced one at a time (a
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
 import { z } from 'zod';
+import { findChannelRates, setChannelRates } from '../channels/index.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { durationSeconds, IsoDuration } from '../segments/index.ts';
-import { Clock, isTimeZone } from './schemas.ts';
+import { Clock, isTimeZone, TimeZone } from './schemas.ts';
 import '../http/openapi.ts';
+
+const SendRate = z
+  .number()
+  .positive()
+  .max(100_000)
+  .nullable()
+  .optional()
+  .openapi({ description: 'Messages per second (0.5: one every two seconds); null or absent: the default.' });
 
 export const Pacing = z
   .strictObject({
@@ -21,22 +32,56 @@ export const Pacing = z
       .refine((hours) => hours.start !== hours.end, { message: 'start and end must differ' })
       .nullable()
       .optional()
-      .openapi({ description: "No campaign send from start to end in the contact's `timezone` (else UTC)." }),
+      .openapi({
+        description:
+          "No campaign send from start to end in the contact's `timezone` attribute, else in the workspace's `timezone`.",
+      }),
+    ratePerSecond: z
+      .strictObject({
+        email: SendRate,
+        push: SendRate,
+        telegram: SendRate,
+      })
+      .optional()
+      .openapi({
+        description:
+          "Messages per second per channel, the provider's limit, for all of the workspace's sends on it " +
+          '(campaign and transactional), across every worker process. A send over the rate is delayed, ' +
+          'never dropped. A channel left out has no limit, or its default (Telegram: 25).',
+        example: { email: 50 },
+      }),
+    timezone: TimeZone.nullable()
+      .optional()
+      .openapi({
+        description:
+          "The workspace's default time zone (IANA name; null or absent: UTC), for contacts without a " +
+          'valid `timezone` attribute: quiet hours, and waits `until` a time of day that name no zone.',
+        example: 'Europe/Paris',
+      }),
   })
   .openapi('CampaignPacing');
 export type Pacing = z.infer<typeof Pacing>;
 
 const Row = z.object({ pacing: z.record(z.string(), z.unknown()), timezone: z.string().nullable() });
 
+/** The contact's own zone when it is one, else the workspace's default, else UTC. */
+export function zoneOf(...candidates: (string | null | undefined)[]): string {
+  return candidates.find((name): name is string => !!name && isTimeZone(name)) ?? 'UTC';
+}
+
 export async function readPacing(db: Db, workspaceId: string): Promise<Pacing> {
   const pacing = await db.oneFirst(sql.type(z.object({ campaign_pacing: z.record(z.string(), z.unknown()) }))`
     select campaign_pacing from workspaces where id = ${workspaceId}`);
-  return { frequencyCap: null, quietHours: null, ...(pacing as Pacing) };
+  const ratePerSecond = await findChannelRates(db, workspaceId);
+  return { frequencyCap: null, quietHours: null, timezone: null, ...(pacing as Pacing), ratePerSecond };
 }
 
+/** Replaces the pacing; the rates live with the channels' limiter, the rest with the workspace. */
 export async function writePacing(db: Db, workspaceId: string, pacing: Pacing): Promise<Pacing> {
+  const { ratePerSecond, ...campaignPacing } = pacing;
   await db.query(sql.typeAlias('void')`
-    update workspaces set campaign_pacing = ${sql.jsonb(pacing as never)} where id = ${workspaceId}`);
+    update workspaces set campaign_pacing = ${sql.jsonb(campaignPacing as never)} where id = ${workspaceId}`);
+  await setChannelRates(db, workspaceId, (ratePerSecond ?? {}) as Record<string, number>);
   return readPacing(db, workspaceId);
 }
 
@@ -82,7 +127,7 @@ export async function pacedUntil(db: Db, workspaceId: string, contactId: string)
   if (!pacing.frequencyCap && !pacing.quietHours) return null;
   await db.query(sql.type(z.object({ locked: z.string() }))`
     select pg_advisory_xact_lock(hashtext(${contactId}))::text as locked`);
-  const zone = row.timezone && isTimeZone(row.timezone) ? row.timezone : 'UTC';
+  const zone = zoneOf(row.timezone, pacing.timezone);
   const limits = [
     pacing.quietHours ? await quietUntil(db, zone, pacing.quietHours) : null,
     pacing.frequencyCap ? await cappedUntil(db, workspaceId, contactId, pacing.frequencyCap) : null,

@@ -10,6 +10,7 @@ export const CampaignRow = z.object({
   steps: z.array(z.record(z.string(), z.unknown())),
   reentry: z.enum(['never', 'after_completion', 'always']),
   goal: z.record(z.string(), z.unknown()).nullable(),
+  tracking: z.object({ opens: z.boolean(), clicks: z.boolean() }),
   status: z.enum(['draft', 'active', 'paused', 'archived']),
   activated_at: z.string().nullable(),
   created_at: z.string(),
@@ -18,7 +19,7 @@ export const CampaignRow = z.object({
 export type CampaignRow = z.infer<typeof CampaignRow>;
 export type CampaignStatus = CampaignRow['status'];
 
-const columns = sql.fragment`id, name, trigger, steps, reentry, goal, status, activated_at, created_at, updated_at`;
+const columns = sql.fragment`id, name, trigger, steps, reentry, goal, tracking, status, activated_at, created_at, updated_at`;
 
 export type CampaignDefinition = {
   name: string;
@@ -26,6 +27,7 @@ export type CampaignDefinition = {
   steps: unknown[];
   reentry: string;
   goal?: Record<string, unknown> | null;
+  tracking?: { opens: boolean; clicks: boolean };
 };
 
 function triggerColumns(trigger: CampaignDefinition['trigger']) {
@@ -38,10 +40,12 @@ function triggerColumns(trigger: CampaignDefinition['trigger']) {
 export async function insertCampaign(db: Db, workspaceId: string, id: string, input: CampaignDefinition) {
   const { eventType, segmentId } = triggerColumns(input.trigger);
   return db.one(sql.type(CampaignRow)`
-    insert into campaigns (workspace_id, id, name, trigger, trigger_event_type, trigger_segment_id, steps, reentry, goal)
+    insert into campaigns (workspace_id, id, name, trigger, trigger_event_type, trigger_segment_id, steps, reentry, goal,
+      tracking)
     values (${workspaceId}, ${id}, ${input.name}, ${sql.jsonb(input.trigger as never)}, ${eventType},
             ${segmentId}, ${sql.jsonb(input.steps as never)}, ${input.reentry},
-            ${input.goal ? sql.jsonb(input.goal as never) : null})
+            ${input.goal ? sql.jsonb(input.goal as never) : null},
+            ${sql.jsonb(input.tracking ?? { opens: true, clicks: true })})
     returning ${columns}
   `);
 }
@@ -67,6 +71,7 @@ export async function updateCampaignDefinition(
   const sets = [sql.fragment`updated_at = now()`];
   if (input.name !== undefined) sets.push(sql.fragment`name = ${input.name}`);
   if (input.reentry !== undefined) sets.push(sql.fragment`reentry = ${input.reentry}`);
+  if (input.tracking !== undefined) sets.push(sql.fragment`tracking = ${sql.jsonb(input.tracking)}`);
   if (input.goal !== undefined)
     sets.push(sql.fragment`goal = ${input.goal ? sql.jsonb(input.goal as never) : null}`);
   if (input.steps !== undefined) sets.push(sql.fragment`steps = ${sql.jsonb(input.steps as never)}`);
@@ -136,6 +141,16 @@ export const EnrollmentRow = z.object({
 });
 export type EnrollmentRow = z.infer<typeof EnrollmentRow>;
 
+export const enrollmentColumns = sql.fragment`id, campaign_id, contact_id, status, exit_reason, current_step,
+  step_key, next_step_at, held, cohorts, trigger_event_id, enrolled_at, completed_at`;
+
+export async function findEnrollment(db: Db, workspaceId: string, campaignId: string, id: string) {
+  return db.maybeOne(sql.type(EnrollmentRow)`
+    select ${enrollmentColumns} from enrollments
+    where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and id = ${id}
+  `);
+}
+
 export async function listEnrollments(
   db: Db,
   workspaceId: string,
@@ -150,8 +165,7 @@ export async function listEnrollments(
     db,
     EnrollmentRow,
     {
-      columns: sql.fragment`id, campaign_id, contact_id, status, exit_reason, current_step, step_key, next_step_at,
-        held, cohorts, trigger_event_id, enrolled_at, completed_at`,
+      columns: enrollmentColumns,
       from: sql.fragment`enrollments`,
       where: sql.join(conditions, sql.fragment` and `),
       orderBy: sql.fragment`enrolled_at desc, id desc`,

@@ -1,12 +1,27 @@
 // A campaign's report: its enrollments by status, its messages by status per step (by step key)
 // and in total, with unsubscribes (messages whose timeline holds one), and each split's paths with
 // the enrollments that drew them. Three aggregate statements, whatever the campaign's size.
+// Engagement counts people: a message opened or clicked by a person counts once however often it
+// was (unique human opens and clicks, settled by the worker); machine hits (scanners, proxies,
+// prefetches) are counted beside them, never in them. Click-through rate is unique human clicks
+// over messages sent.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { allSteps, type Step } from './flow.ts';
 import { requireCampaign } from './service.ts';
 
-const MESSAGE_COUNTS = ['queued', 'sent', 'failed', 'bounced', 'suppressed', 'unsubscribes'] as const;
+const MESSAGE_COUNTS = [
+  'queued',
+  'sent',
+  'failed',
+  'bounced',
+  'suppressed',
+  'unsubscribes',
+  'uniqueOpens',
+  'uniqueClicks',
+  'machineOpens',
+  'machineClicks',
+] as const;
 type MessageCounts = Record<(typeof MESSAGE_COUNTS)[number], number>;
 
 const EnrollmentCounts = z.object({
@@ -25,6 +40,10 @@ const StepCounts = z.object({
   bounced: z.number(),
   suppressed: z.number(),
   unsubscribes: z.number(),
+  uniqueOpens: z.number(),
+  uniqueClicks: z.number(),
+  machineOpens: z.number(),
+  machineClicks: z.number(),
 });
 
 const PathCount = z.object({ step_key: z.string(), path: z.number(), enrolled: z.number() });
@@ -40,6 +59,15 @@ async function enrollmentCounts(db: Db, workspaceId: string, campaignId: string)
   `);
 }
 
+const humanHit = (kind: 'open' | 'click') => sql.fragment`
+  select 1 from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
+    and h.kind = ${kind} and h.human and h.classified_at is not null`;
+
+/** Hits the request already showed to be a machine's count at once; the worker only adds reasons. */
+const machineHits = (kinds: ReturnType<typeof sql.fragment>) => sql.fragment`
+  select count(*) from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
+    and h.kind in (${kinds}) and not h.human`;
+
 /** Per step key; `sending` counts as queued (not yet answered). */
 async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
   return db.any(sql.type(StepCounts)`
@@ -50,7 +78,11 @@ async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
       count(*) filter (where m.status = 'bounced')::int as bounced,
       count(*) filter (where m.status = 'suppressed')::int as suppressed,
       count(*) filter (where exists (select 1 from message_events me
-        where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes
+        where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes,
+      count(*) filter (where exists (${humanHit('open')}))::int as "uniqueOpens",
+      count(*) filter (where exists (${humanHit('click')}))::int as "uniqueClicks",
+      coalesce(sum((${machineHits(sql.fragment`'open'`)})), 0)::int as "machineOpens",
+      coalesce(sum((${machineHits(sql.fragment`'click', 'honeypot'`)})), 0)::int as "machineClicks"
     from messages m where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId}
     group by m.step_key
   `);
@@ -65,14 +97,14 @@ async function pathCounts(db: Db, workspaceId: string, campaignId: string) {
   `);
 }
 
-const zero = (): MessageCounts => ({
-  queued: 0,
-  sent: 0,
-  failed: 0,
-  bounced: 0,
-  suppressed: 0,
-  unsubscribes: 0,
-});
+const zero = (): MessageCounts =>
+  Object.fromEntries(MESSAGE_COUNTS.map((name) => [name, 0])) as MessageCounts;
+
+/** The counts with their click-through rate (unique human clicks per message sent, 4 decimals). */
+function withRate(counts: MessageCounts) {
+  const rate = counts.sent === 0 ? 0 : Math.round((counts.uniqueClicks / counts.sent) * 10_000) / 10_000;
+  return { ...counts, clickThroughRate: rate };
+}
 
 function add(into: MessageCounts, row: MessageCounts) {
   for (const name of MESSAGE_COUNTS) into[name] += row[name];
@@ -93,7 +125,7 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
     const report: Record<string, unknown> = { stepKey: key, type: step.type };
     if (step.type === 'send') {
       report.channel = step.channel;
-      report.messages = { ...zero(), ...(counts ? pick(counts) : {}) };
+      report.messages = withRate({ ...zero(), ...(counts ? pick(counts) : {}) });
     }
     if (step.type === 'split') {
       report.paths = (step.paths as { weight: number }[]).map((path, index) => ({
@@ -104,7 +136,7 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
     }
     return report;
   });
-  return { campaignId, enrollments, messages: total, steps };
+  return { campaignId, enrollments, messages: withRate(total), steps };
 }
 
 function pick(row: MessageCounts): MessageCounts {

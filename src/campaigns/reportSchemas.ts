@@ -16,6 +16,23 @@ const MessageCounts = z
       .number()
       .int()
       .openapi({ description: 'Messages whose recipient unsubscribed through them.' }),
+    uniqueOpens: z
+      .number()
+      .int()
+      .openapi({ description: 'Messages a person opened (each counted once; machine opens excluded).' }),
+    uniqueClicks: z.number().int().openapi({
+      description: 'Messages in which a person clicked a link (each counted once; machine clicks excluded).',
+    }),
+    clickThroughRate: z
+      .number()
+      .min(0)
+      .openapi({ description: 'uniqueClicks / sent, to 4 decimals (0 when nothing was sent).' }),
+    machineOpens: z.number().int().openapi({
+      description: 'Pixel loads by machines: privacy proxies, scanners, prefetches, HEAD requests.',
+    }),
+    machineClicks: z.number().int().openapi({
+      description: 'Link hits by machines: security gateways, bots, the honeypot, all-links sweeps.',
+    }),
   })
   .openapi('CampaignMessageCounts');
 

@@ -10,6 +10,8 @@ import {
   CampaignSchema,
   CreateCampaignBody,
   EnrollmentPage,
+  EnrollmentParams,
+  EnrollmentSchema,
   ListCampaignsQuery,
   ListEnrollmentsQuery,
   UpdateCampaignBody,
@@ -18,6 +20,7 @@ import {
 import {
   createCampaign,
   deleteCampaign,
+  exitEnrollmentManually,
   listCampaignPage,
   listEnrollmentPage,
   requireCampaign,
@@ -156,6 +159,31 @@ export const campaignRoutes = [
     }),
   }),
   defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/enrollments/{enrollmentId}/exit`,
+    operationId: 'campaigns.exitEnrollment',
+    summary: 'Take a contact out of the campaign now (status exited, exitReason manual)',
+    description:
+      'The enrollment stops where it is: no further step runs and nothing more is sent for it (a ' +
+      'message already queued by a send step still goes). Like every exit it emits no ' +
+      '`campaign.contact.completed`; when it was the last active enrollment of a finished campaign, ' +
+      '`campaign.completed` follows.',
+    tags,
+    access: write,
+    params: EnrollmentParams,
+    responses: { 200: { description: 'The exited enrollment', schema: EnrollmentSchema } },
+    errors: {
+      404: 'The workspace, campaign or enrollment does not exist here.',
+      409: 'The enrollment has already ended (completed, converted or exited).',
+    },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await app.db.transaction((tx) =>
+        exitEnrollmentManually(tx, workspaceId, params.campaignId, params.enrollmentId),
+      ),
+    }),
+  }),
+  defineRoute({
     method: 'get',
     path: `${base}/{campaignId}/report`,
     operationId: 'campaigns.report',
@@ -192,7 +220,7 @@ export const campaignRoutes = [
     method: 'get',
     path: '/api/workspaces/{workspaceId}/campaign-pacing',
     operationId: 'campaignPacing.get',
-    summary: "The workspace's campaign sending pace: frequency cap and quiet hours",
+    summary: "The workspace's sending pace: frequency cap, quiet hours, default time zone, channel rates",
     tags,
     access: read,
     params: WorkspaceParams,
@@ -203,7 +231,7 @@ export const campaignRoutes = [
     method: 'put',
     path: '/api/workspaces/{workspaceId}/campaign-pacing',
     operationId: 'campaignPacing.put',
-    summary: "Set the workspace's campaign sending pace (null or absent: no limit)",
+    summary: "Set the workspace's sending pace (null or absent: no limit)",
     tags,
     access: write,
     params: WorkspaceParams,
@@ -211,7 +239,7 @@ export const campaignRoutes = [
     responses: { 200: { description: 'The pacing', schema: Pacing } },
     handler: async ({ app, workspaceId, body }) => ({
       status: 200,
-      body: await writePacing(app.db, workspaceId, body),
+      body: await app.db.transaction((tx) => writePacing(tx, workspaceId, body)),
     }),
   }),
 ];

@@ -10,6 +10,7 @@ import {
   Timestamp,
   WorkspaceParams,
 } from '../http/validation.ts';
+import { TrackingSwitches } from '../messages/index.ts';
 import {
   IsoDuration,
   type MetadataCondition,
@@ -105,10 +106,14 @@ const WaitStep = z
   .strictObject({
     type: z.literal('wait'),
     duration: IsoDuration.optional(),
-    until: z.strictObject({ time: Clock, timezone: TimeZone.optional() }).optional().openapi({
-      description:
-        "The next such local time in the contact's `timezone` attribute, else in `timezone`, else UTC.",
-    }),
+    until: z
+      .strictObject({ time: Clock, timezone: TimeZone.optional() })
+      .optional()
+      .openapi({
+        description:
+          "The next such local time in the contact's `timezone` attribute, else in `timezone`, else in " +
+          "the workspace's default time zone (`timezone` of …/campaign-pacing), else UTC.",
+      }),
   })
   .refine((step) => (step.duration === undefined) !== (step.until === undefined), {
     message: 'must have either duration or until, not both',
@@ -228,6 +233,10 @@ export const CreateCampaignBody = z
     steps: Steps,
     reentry: Reentry.default('never'),
     goal: CampaignGoal.optional(),
+    tracking: TrackingSwitches.optional().openapi({
+      description:
+        "Open and click tracking of this campaign's email (default: both on, where the workspace allows).",
+    }),
   })
   .openapi('CreateCampaignRequest');
 
@@ -238,9 +247,11 @@ export const UpdateCampaignBody = requireAChange(
     steps: Steps.optional(),
     reentry: Reentry.optional(),
     goal: nullableRef(CampaignGoal).optional(),
+    tracking: TrackingSwitches.optional(),
   }),
 ).openapi('UpdateCampaignRequest', {
-  description: 'Drafts take any field; active and paused campaigns only a new name.',
+  description:
+    'Drafts take any field; active and paused campaigns only a new name and tracking (which applies to mail sent from then on).',
 });
 
 export const CampaignStatus = z.enum(['draft', 'active', 'paused', 'archived']);
@@ -253,6 +264,7 @@ export const CampaignSchema = z
     steps: z.array(CampaignStep),
     reentry: Reentry,
     goal: nullableRef(CampaignGoal),
+    tracking: TrackingSwitches,
     status: CampaignStatus,
     activatedAt: Timestamp.nullable(),
     createdAt: Timestamp,
@@ -283,6 +295,7 @@ export const EnrollmentSchema = z
   .openapi('Enrollment');
 
 export const CampaignParams = WorkspaceParams.extend({ campaignId: z.string().min(1) });
+export const EnrollmentParams = CampaignParams.extend({ enrollmentId: z.string().min(1) });
 
 export const ListCampaignsQuery = z.object({
   status: CampaignStatus.optional(),

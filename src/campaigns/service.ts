@@ -4,8 +4,10 @@
 import { segmentExists } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { type TemplateKind, validateTemplate } from '../templates/index.ts';
 import { allSteps, type Step } from './flow.ts';
+import { exitEnrollment } from './lifecycleQueries.ts';
 import {
   type CampaignDefinition,
   type CampaignRow,
@@ -13,6 +15,7 @@ import {
   deleteCampaignRow,
   type EnrollmentRow,
   findCampaign,
+  findEnrollment,
   insertCampaign,
   listCampaigns,
   listEnrollments,
@@ -28,6 +31,7 @@ export function toCampaign(row: CampaignRow) {
     steps: row.steps as never[],
     reentry: row.reentry,
     goal: (row.goal as CampaignGoal | null) ?? null,
+    tracking: row.tracking,
     status: row.status,
     activatedAt: row.activated_at,
     createdAt: row.created_at,
@@ -76,7 +80,45 @@ async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[]
   }
 }
 
+/** The template fields of each channel's send step, with how each is rendered (see templateOf). */
+const TEMPLATE_FIELDS: Record<string, [string, TemplateKind][]> = {
+  email: [
+    ['subject', 'text'],
+    ['body', 'html'],
+  ],
+  push: [
+    ['title', 'text'],
+    ['body', 'text'],
+  ],
+  telegram: [['text', 'text']],
+};
+
+/** The request path of a step key: "4.paths.1.0" is body.steps.4.paths.1.steps.0. */
+const bodyPathOf = (key: string) => `body.steps.${key.replace(/paths\.(\d+)\./g, 'paths.$1.steps.')}`;
+
+/**
+ * A send step whose template does not parse is a 400 at save, naming the step and the line: found
+ * now rather than as a failed message for every contact who reaches the step.
+ */
+function checkTemplates(steps: unknown[] | undefined) {
+  if (!steps) return;
+  const errors = [];
+  for (const { key, step } of allSteps(steps as Step[])) {
+    if (step.type !== 'send') continue;
+    for (const [field, kind] of TEMPLATE_FIELDS[String(step.channel)] ?? []) {
+      const problem = typeof step[field] === 'string' ? validateTemplate(step[field], kind) : null;
+      if (!problem) continue;
+      errors.push({
+        path: `${bodyPathOf(key)}.${field}`,
+        message: `step ${key}, ${field}, line ${problem.line}, column ${problem.column}: ${problem.message}`,
+      });
+    }
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+}
+
 export async function createCampaign(db: Db, workspaceId: string, input: CampaignDefinition) {
+  checkTemplates(input.steps);
   await checkTrigger(db, workspaceId, input.trigger as CampaignTrigger);
   await checkBranchSegments(db, workspaceId, input.steps);
   return toCampaign(await insertCampaign(db, workspaceId, newId('campaign'), input));
@@ -112,7 +154,8 @@ export async function updateCampaign(
   const row = await requireCampaign(tx, workspaceId, id, { lock: true });
   if (row.status === 'archived')
     throw new ConflictError('An archived campaign cannot be edited.', 'campaign-archived');
-  const changesMoreThanName = Object.keys(input).some((field) => field !== 'name');
+  // Tracking changes only the mail sent from then on, not what enrollments follow.
+  const changesMoreThanName = Object.keys(input).some((field) => field !== 'name' && field !== 'tracking');
   if (row.status !== 'draft' && changesMoreThanName) {
     throw new ConflictError(
       `${/^[aeiou]/.test(row.status) ? 'An' : 'A'} ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +
@@ -120,6 +163,7 @@ export async function updateCampaign(
       'campaign-not-draft',
     );
   }
+  checkTemplates(input.steps);
   await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger | undefined);
   await checkBranchSegments(tx, workspaceId, input.steps);
   return toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input));
@@ -143,4 +187,17 @@ export async function listEnrollmentPage(
   await requireCampaign(db, workspaceId, campaignId);
   const { rows, total } = await listEnrollments(db, workspaceId, campaignId, filter, page);
   return { data: rows.map(toEnrollment), page: page.page, limit: page.limit, total };
+}
+
+/** Takes an active enrollment out of its flow now (exit reason `manual`); 409 once it has ended. */
+export async function exitEnrollmentManually(tx: Tx, workspaceId: string, campaignId: string, id: string) {
+  await requireCampaign(tx, workspaceId, campaignId);
+  const exited = await exitEnrollment(tx, workspaceId, campaignId, id);
+  if (exited) return toEnrollment(exited);
+  const current = await findEnrollment(tx, workspaceId, campaignId, id);
+  if (!current) throw new NotFoundError('Enrollment');
+  throw new ConflictError(
+    `The enrollment has already ended (status ${current.status}${current.exit_reason ? `, ${current.exit_reason}` : ''}).`,
+    'enrollment-ended',
+  );
 }

@@ -1,7 +1,8 @@
 // What the composition layer collects from channels: its routes, and what to close on shutdown.
 import { emailFeedbackRoutes } from './email/feedbackRoutes.ts';
 import { emailChannelRoutes } from './email/routes.ts';
+import { telegramChannelRoutes } from './telegram/routes.ts';
 
-export const routes = [...emailChannelRoutes, ...emailFeedbackRoutes];
+export const routes = [...emailChannelRoutes, ...emailFeedbackRoutes, ...telegramChannelRoutes];
 
 export { closeChannels as shutdown } from './index.ts';

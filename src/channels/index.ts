@@ -2,6 +2,7 @@
 // and each workspace's configuration. Routes live in feature.ts, for the composition layer.
 import type { AppContext } from '../http/context.ts';
 import { emailChannel } from './email/channel.ts';
+import { telegramChannel } from './telegram/channel.ts';
 import type { Channel, OutgoingMessage, SendOutcome } from './types.ts';
 
 export { emailChannel } from './email/channel.ts';
@@ -16,9 +17,38 @@ export { classifySmtpError, FEEDBACK_MESSAGE_ID } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
-export type { Channel, EmailMessage, OutgoingMessage, SendFailure, SendOutcome, SendStage } from './types.ts';
+export {
+  type ChannelRates,
+  channelRateDefaults,
+  findChannelRates,
+  noSendRate,
+  reserveSendSlot,
+  type SendSlot,
+  setChannelRates,
+} from './rateLimit.ts';
+export { describeTelegramError, GrammyError } from './telegram/api.ts';
+export { sendTelegramText, telegramChannel } from './telegram/channel.ts';
+export {
+  isTelegramWebhookSecret,
+  TELEGRAM_WEBHOOK_PATH,
+  type TelegramSettings,
+} from './telegram/service.ts';
+export type {
+  Channel,
+  EmailMessage,
+  OutgoingMessage,
+  SendFailure,
+  SendOutcome,
+  SendStage,
+  TelegramMessage,
+} from './types.ts';
 
-const channels: { [name in OutgoingMessage['channel']]: Channel } = { email: emailChannel };
+const channels: {
+  [name in OutgoingMessage['channel']]: Channel<Extract<OutgoingMessage, { channel: name }>>;
+} = {
+  email: emailChannel,
+  telegram: telegramChannel,
+};
 
 /** Sends through the message's channel; a channel the workspace has not configured answers `permanent` at stage `config`. */
 export function sendMessage(
@@ -26,7 +56,8 @@ export function sendMessage(
   workspaceId: string,
   message: OutgoingMessage,
 ): Promise<SendOutcome> {
-  return channels[message.channel].send(app, workspaceId, message);
+  // Each channel takes its own variant; the message's `channel` picked the matching one.
+  return (channels[message.channel] as Channel).send(app, workspaceId, message);
 }
 
 /** Closes every pooled connection of every channel (graceful shutdown). */

@@ -1,4 +1,4 @@
-// The boundary every channel module sits behind (email now; web push and Telegram next). The
+// The boundary every channel module sits behind (email, Telegram; web push next). The
 // flow engine and transactional sends build an OutgoingMessage, call `send`, and record the
 // outcome; a channel never writes message rows or emits webhooks itself.
 import type { AppContext } from '../http/context.ts';
@@ -16,13 +16,24 @@ export type EmailMessage = {
   text?: string;
   /**
    * RFC 8058 one-click unsubscribe: `url` (https) becomes List-Unsubscribe with `mailto` beside it
-   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature.
+   * when given, plus List-Unsubscribe-Post. Both headers are covered by the DKIM signature. Without
+   * `mailto`, the channel's `unsubscribeMailto` setting makes one from `token`.
    */
-  unsubscribe?: { url: string; mailto?: string };
+  unsubscribe?: { url: string; mailto?: string; token?: string };
 };
 
-/** One variant per channel; push and Telegram add theirs. */
-export type OutgoingMessage = EmailMessage;
+export type TelegramMessage = {
+  channel: 'telegram';
+  /** Our message id (for logs; Telegram has no place for it). */
+  id: string;
+  /** The contact's linked chat. */
+  chatId: number;
+  text: string;
+  parseMode?: 'HTML' | 'MarkdownV2';
+};
+
+/** One variant per channel; push adds its own. */
+export type OutgoingMessage = EmailMessage | TelegramMessage;
 
 export type SendFailure = {
   /**
@@ -33,6 +44,8 @@ export type SendFailure = {
   status: 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
   error: string;
   stage?: SendStage;
+  /** A retry the provider asked to be made no sooner than this (Telegram's `retry_after`). */
+  retryAfterMs?: number;
 };
 
 export type SendOutcome = { status: 'sent'; providerId: string; response: string } | SendFailure;

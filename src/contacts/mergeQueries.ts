@@ -5,8 +5,8 @@ import { type Db, sql } from '../db/pool.ts';
 import { ContactRow, contactColumns } from './queries.ts';
 
 /**
- * Moves events, segment memberships, enrollments, messages, score history, aliases and kept
- * anonymousIds to the primary. An opt-out of either contact holds for the merged one.
+ * Moves events, segment memberships, enrollments, messages, score history, aliases, kept
+ * anonymousIds and linked Telegram chats to the primary. An opt-out of either contact holds for the merged one.
  */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`
@@ -38,6 +38,9 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     ), moved_anonymous_ids as (
       update contact_anonymous_ids set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_telegram_chats as (
+      update telegram_chats set contact_id = ${primaryId}
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     )
     update contact_aliases set contact_id = ${primaryId}

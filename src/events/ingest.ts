@@ -18,7 +18,7 @@ export type { IngestItem } from './ingestItem.ts';
 export type { IngestedEvent } from './present.ts';
 
 export type IngestResult = { event: IngestedEvent; replayed: boolean };
-export type IngestSource = 'api' | 'batch' | 'webhook';
+export type IngestSource = 'api' | 'batch' | 'webhook' | 'system';
 
 /** Positions whose key was seen earlier (in this request or before) and the event they replay. */
 async function claimKeys(tx: Tx, workspaceId: string, items: IngestItem[], eventIds: string[]) {

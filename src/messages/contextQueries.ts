@@ -15,6 +15,11 @@ export const DeliveryContext = z.object({
   campaign_name: z.string().nullable(),
   event_type: z.string().nullable(),
   event_metadata: z.record(z.string(), z.unknown()).nullable(),
+  // Both the workspace's and the campaign's switch must allow a kind of tracking.
+  track_opens: z.boolean(),
+  track_clicks: z.boolean(),
+  /** The contact's Telegram chat linked last (telegram_chats), if any. */
+  telegram_chat_id: z.number().nullable(),
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
 
@@ -29,7 +34,13 @@ export async function findDeliveryContext(
 ) {
   return db.maybeOne(sql.type(DeliveryContext)`
     select c.email, c.first_name, c.last_name, c.phone, c.attributes, c.lead_score,
-      w.name as workspace_name, cmp.name as campaign_name, e.type as event_type, e.metadata as event_metadata
+      w.name as workspace_name, cmp.name as campaign_name, e.type as event_type, e.metadata as event_metadata,
+      coalesce((w.tracking->>'opens')::boolean, true) and coalesce((cmp.tracking->>'opens')::boolean, true)
+        as track_opens,
+      coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
+        as track_clicks,
+      (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
+       order by t.linked_at desc limit 1) as telegram_chat_id
     from contacts c
     join workspaces w on w.id = c.workspace_id
     left join campaigns cmp on cmp.workspace_id = c.workspace_id and cmp.id = ${message.campaign_id}

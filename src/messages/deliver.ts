@@ -6,24 +6,37 @@
 //   3. render with the templates kit; a template error fails the message with that error.
 //   4. call the channel, outside any transaction (a provider can take seconds).
 //   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
+// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts).
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
 import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
-import { renderEmail, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import { renderEmail, renderText, TemplateError, type TemplateVariables } from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
+import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
 import { findSuppression } from './subscriptionQueries.ts';
-import { unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
 
-export async function deliverMessage(app: Services, messageId: string): Promise<MessageStatus> {
+/** Sends the message if it is due; `paced`: its send slot is already settled (sendRate.ts). */
+export async function deliverMessage(
+  app: Services,
+  messageId: string,
+  paced = false,
+): Promise<MessageStatus> {
   const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
   if (!claimed) {
     const current = await findMessageById(app.db, messageId);
+    // Its channel has a rate: a slot first, then the claim (now, or by the paced job at the slot).
+    if (current && !paced && needsSendSlot(current)) {
+      if ((await reserveSlotFor(app, messageId)) === 'now') return deliverMessage(app, messageId, true);
+      return 'queued';
+    }
     // Erased with its contact since it was queued: nothing to send, nothing to record.
     return current?.status ?? 'failed';
   }
@@ -34,7 +47,7 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
   }
   let outgoing: OutgoingMessage;
   try {
-    outgoing = buildEmail(app, claimed, context);
+    outgoing = buildOutgoing(app, claimed, context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     return recordFailure(app, claimed, templateErrorText(error));
@@ -43,11 +56,17 @@ export async function deliverMessage(app: Services, messageId: string): Promise<
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  return recordOutcome(app, claimed, { rendered: true, recipient: outgoing.to, ...fromSendOutcome(outcome) });
+  return recordOutcome(app, claimed, {
+    rendered: true,
+    recipient: outgoing.channel === 'email' ? outgoing.to : String(outgoing.chatId),
+    ...fromSendOutcome(outcome),
+  });
 }
 
 async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
   if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  if (message.channel === 'telegram' && context.telegram_chat_id === null)
+    return 'the contact has no linked Telegram chat';
   return findSuppression(
     app.db,
     message.workspace_id,
@@ -62,7 +81,7 @@ function fromSendOutcome(outcome: SendOutcome) {
     return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
   }
   const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
-  return { status: outcome.status, error };
+  return { status: outcome.status, error, retryAfterMs: outcome.retryAfterMs };
 }
 
 function templateErrorText(error: TemplateError): string {
@@ -104,18 +123,45 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
 }
 
-/** Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write. */
+function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  if (message.channel === 'telegram') return buildTelegram(app, message, context);
+  return buildEmail(app, message, context);
+}
+
+/** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
+function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const { template } = message;
+  const parseMode = template.parseMode ?? undefined;
+  const text = renderText(
+    template.text ?? template.html,
+    templateVariables(app, message, context),
+    cacheKeyOf(message),
+    parseMode === 'HTML' ? 'html' : 'text',
+  );
+  return { channel: 'telegram', id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
+}
+
+/**
+ * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
+ * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
+ * the plain links and never shows the honeypot).
+ */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const rendered = renderEmail(
     message.template,
     templateVariables(app, message, context),
     cacheKeyOf(message),
   );
+  const switches = { opens: context.track_opens, clicks: context.track_clicks };
   return {
     channel: 'email',
     id: message.id,
     to: context.email!,
     ...rendered,
-    unsubscribe: { url: unsubscribeUrl(app.config, message.id) },
+    html: addTracking(app.config, rendered.html, message.id, switches),
+    unsubscribe: {
+      url: unsubscribeUrl(app.config, message.id),
+      token: signUnsubscribeToken(app.config, message.id),
+    },
   };
 }

@@ -16,11 +16,21 @@ export { SEND_QUEUE } from './outcomes.ts';
 export {
   CHANNELS,
   type Channel,
+  insertMessageEvent,
   MESSAGE_STATUSES,
   type MessageStatus,
   type MessageTemplate,
 } from './queries.ts';
-export { type CreateMessageInput, createMessage, enqueueDelivery } from './service.ts';
+export { TrackingSwitches } from './schemas.ts';
+export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
 export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
+export {
+  isWebUrl,
+  signClickToken,
+  signMessageToken,
+  verifyClickToken,
+  verifyMessageToken,
+} from './trackingTokens.ts';
+export { addTracking, type TrackingSwitches as TrackingSwitchValues } from './trackLinks.ts';
 export { unsubscribeContact } from './unsubscribe.ts';

@@ -8,6 +8,7 @@ import { emit } from '../outbox/emit.ts';
 import { deliverMessage } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';
 import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
+import { pacedSendJob } from './sendRate.ts';
 
 export const SWEEP_QUEUE = 'messages.sweep';
 const SWEEP_BATCH = 500;
@@ -59,5 +60,5 @@ export const sweepMessagesJob: JobDefinition = {
 };
 
 export function messageJobs(): JobDefinition[] {
-  return [sendMessageJob as JobDefinition, sweepMessagesJob];
+  return [sendMessageJob as JobDefinition, pacedSendJob(deliverMessage) as JobDefinition, sweepMessagesJob];
 }

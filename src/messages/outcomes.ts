@@ -19,16 +19,22 @@ export type ClaimOutcome = {
   providerResponse?: string | null;
   recipient?: string;
   rendered?: boolean;
+  /** A retry the provider asked to wait this long for (a 429's retry_after), instead of the schedule's. */
+  retryAfterMs?: number;
 };
 
 export async function recordFailure(app: Services, message: MessageRow, error: string) {
   return recordOutcome(app, message, { status: 'permanent', error });
 }
 
-/** The seconds to wait before the next attempt, or null after the last one. */
-function retryDelay(app: Services, attempts: number): number | null {
+/**
+ * The milliseconds to wait before the next attempt, or null after the last one. A provider's own
+ * wait (rate limited) replaces the schedule's for that attempt; the number of attempts is the same.
+ */
+function retryDelay(app: Services, attempts: number, retryAfterMs: number | undefined): number | null {
   const schedule = app.config.MESSAGE_RETRY_SCHEDULE;
-  return attempts <= schedule.length ? schedule[attempts - 1] : null;
+  if (attempts > schedule.length) return null;
+  return retryAfterMs ?? schedule[attempts - 1] * 1000;
 }
 
 export async function recordOutcome(
@@ -36,10 +42,10 @@ export async function recordOutcome(
   message: MessageRow,
   outcome: ClaimOutcome,
 ): Promise<MessageStatus> {
-  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts) : null;
+  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts, outcome.retryAfterMs) : null;
   const status = finalStatus(outcome.status, delay);
   const recorded = await app.db.transaction(async (tx) => {
-    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay * 1000);
+    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay);
     const finished = await finishClaim(tx, message.id, {
       status,
       recipient: outcome.recipient,
@@ -67,10 +73,10 @@ export async function recordOutcome(
   return status;
 }
 
-function finalStatus(status: ClaimOutcome['status'], retryDelaySeconds: number | null): MessageStatus {
+function finalStatus(status: ClaimOutcome['status'], retryDelayMs: number | null): MessageStatus {
   if (status === 'sent' || status === 'suppressed') return status;
   if (status === 'bounce') return 'bounced';
-  if (status === 'retry' && retryDelaySeconds !== null) return 'queued';
+  if (status === 'retry' && retryDelayMs !== null) return 'queued';
   return 'failed';
 }
 

@@ -2,6 +2,7 @@
 // worker runs by message id alone (the job payload and the lease sweep carry only ids it made).
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { noSendRate } from '../channels/index.ts';
 import { type PageWindow, selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 
@@ -14,6 +15,8 @@ export const MessageTemplate = z.object({
   subject: z.string(),
   html: z.string(),
   text: z.string().nullish(),
+  /** A Telegram step's parse mode (its text is in `text`). */
+  parseMode: z.enum(['HTML', 'MarkdownV2']).nullish(),
 });
 export type MessageTemplate = z.infer<typeof MessageTemplate>;
 
@@ -37,6 +40,7 @@ export const MessageRow = z.object({
   error: z.string().nullable(),
   attempts: z.number().int(),
   next_attempt_at: z.string().nullable(),
+  rate_slot_at: z.string().nullable(),
   lease_until: z.string().nullable(),
   created_at: z.string(),
   sent_at: z.string().nullable(),
@@ -47,7 +51,7 @@ export type MessageRow = z.infer<typeof MessageRow>;
 const columns = sql.fragment`
   workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key, status, template, data,
   trigger_event_id, ignore_unsubscribe, recipient, rendered_at, provider_id, provider_response, error,
-  attempts, next_attempt_at, lease_until, created_at, sent_at, updated_at
+  attempts, next_attempt_at, rate_slot_at, lease_until, created_at, sent_at, updated_at
 `;
 
 export type NewMessage = {
@@ -98,15 +102,42 @@ export async function findMessageById(db: Db, messageId: string) {
 /**
  * queued → sending with a lease, in its own statement: only one caller wins the row, and the claim
  * commits before the provider is called. Null when the row is not queued (sent, final or claimed),
- * or waits for a retry: its job starts at next_attempt_at by the same database clock.
+ * waits for a retry or its send slot (its job starts at next_attempt_at by the same database
+ * clock), or needs a send slot first: its channel has a rate and the attempt has reserved none.
  */
 export async function claimMessage(db: Db, messageId: string, leaseMs: number) {
   return db.maybeOne(sql.type(MessageRow)`
     update messages
     set status = 'sending', attempts = attempts + 1, lease_until = now() + ${leaseMs} * interval '1 ms',
-        next_attempt_at = null, updated_at = now()
+        next_attempt_at = null, rate_slot_at = null, updated_at = now()
     where id = ${messageId} and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
+      and (rate_slot_at is not null or ${noSendRate(sql.fragment`messages.workspace_id`, sql.fragment`messages.channel`)})
     returning ${columns}
+  `);
+}
+
+/** The queued message, locked, when its attempt has no send slot yet; null otherwise. */
+export async function lockMessageWithoutSlot(db: Db, messageId: string) {
+  return db.maybeOne(sql.type(MessageRow)`
+    select ${columns} from messages
+    where id = ${messageId} and status = 'queued' and rate_slot_at is null
+    for update
+  `);
+}
+
+/** The attempt's send slot: it may not be claimed before. */
+export async function setRateSlot(db: Db, messageId: string, at: Date) {
+  await db.query(sql.typeAlias('void')`
+    update messages set rate_slot_at = ${at.toISOString()}, next_attempt_at = ${at.toISOString()}
+    where id = ${messageId}
+  `);
+}
+
+/** Milliseconds until the message's send slot, by the database's clock; null without one. */
+export async function rateSlotWaitMs(db: Db, messageId: string) {
+  return db.maybeOneFirst(sql.type(z.object({ wait_ms: z.number().nullable() }))`
+    select extract(epoch from rate_slot_at - now())::float8 * 1000 as wait_ms
+    from messages where id = ${messageId} and status = 'queued'
   `);
 }
 
@@ -229,4 +260,25 @@ export async function pruneMessageIdempotencyKeys(db: Db): Promise<number> {
     delete from message_idempotency_keys where created_at < now() - interval '7 days'
   `);
   return result.rowCount;
+}
+
+export const HitRow = z.object({
+  id: z.string(),
+  kind: z.enum(['open', 'click', 'honeypot']),
+  url: z.string().nullable(),
+  human: z.boolean(),
+  reasons: z.array(z.string()),
+  method: z.string(),
+  user_agent: z.string().nullable(),
+  occurred_at: z.string(),
+  classified_at: z.string().nullable(),
+});
+
+/** The tracking hits of a message (written by the tracking feature), oldest first. */
+export async function listMessageHits(db: Db, workspaceId: string, messageId: string) {
+  return db.any(sql.type(HitRow)`
+    select id::text, kind, url, human, reasons, method, user_agent, occurred_at, classified_at
+    from message_hits where workspace_id = ${workspaceId} and message_id = ${messageId}
+    order by occurred_at, id
+  `);
 }

@@ -13,11 +13,13 @@ import {
   SendHeaders,
   SendMessageBody,
   Subscriptions,
+  toHit,
   toMessage,
   toSubscriptions,
 } from './schemas.ts';
 import {
   createTransactional,
+  getMessageDetail,
   getMessageWithTimeline,
   getSubscriptions,
   listMessages,
@@ -90,9 +92,14 @@ export const messageRoutes = [
     tags,
     access: access.workspace('messages:read'),
     params: MessageParams,
-    responses: { 200: { description: 'The message, with its timeline oldest first', schema: MessageDetail } },
+    responses: {
+      200: {
+        description: 'The message, with its timeline and tracking hits oldest first',
+        schema: MessageDetail,
+      },
+    },
     handler: async ({ app, workspaceId, params }) => {
-      const { message, timeline } = await getMessageWithTimeline(app.db, workspaceId, params.messageId);
+      const { message, timeline, hits } = await getMessageDetail(app.db, workspaceId, params.messageId);
       return {
         status: 200,
         body: {
@@ -102,6 +109,7 @@ export const messageRoutes = [
             detail: entry.detail,
             occurredAt: entry.occurred_at,
           })),
+          hits: hits.map(toHit),
         },
       };
     },

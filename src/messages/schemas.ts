@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../http/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { validateTemplate } from '../templates/index.ts';
-import { CHANNELS, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
+import { CHANNELS, type HitRow, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
 import { OPT_OUT_REASONS, SUBSCRIPTION_CHANNELS, type SubscriptionRow } from './subscriptionQueries.ts';
 
 const nullableId = z.string().nullable();
@@ -37,9 +37,43 @@ export const TimelineEntry = z
   })
   .openapi('MessageTimelineEntry');
 
-export const MessageDetail = MessageSchema.extend({ timeline: z.array(TimelineEntry) }).openapi(
-  'MessageDetail',
-);
+/** Open and click tracking on or off: a workspace's setting, and each campaign's. */
+export const TrackingSwitches = z
+  .strictObject({
+    opens: z.boolean().openapi({ description: 'Add the open pixel to the HTML.' }),
+    clicks: z.boolean().openapi({ description: 'Rewrite web links to tracked ones (and add the honeypot).' }),
+  })
+  .openapi('TrackingSwitches', {
+    description:
+      'A kind of tracking is added to an email only when both its workspace and its campaign allow it.',
+  });
+
+export const TrackingHit = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['open', 'click', 'honeypot']),
+    url: z.string().nullable().openapi({ description: 'The link clicked.' }),
+    human: z.boolean(),
+    reasons: z.array(z.string()).openapi({
+      description:
+        "Why the hit is counted as a machine's (empty for a person): head_request, prefetch, " +
+        'no_user_agent, bot_user_agent, mail_proxy, security_gateway, too_soon, many_links_at_once, honeypot.',
+    }),
+    method: z.string(),
+    userAgent: z.string().nullable(),
+    occurredAt: Timestamp,
+    classifiedAt: Timestamp.nullable().openapi({
+      description: 'When the worker settled the class (null: only the request has been judged yet).',
+    }),
+  })
+  .openapi('TrackingHit');
+
+export const MessageDetail = MessageSchema.extend({
+  timeline: z.array(TimelineEntry),
+  hits: z
+    .array(TrackingHit)
+    .openapi({ description: 'Every open and click hit, oldest first, with its class.' }),
+}).openapi('MessageDetail');
 export const MessagePage = paginated(MessageSchema).openapi('MessagePage');
 
 export const ListMessagesQuery = z.object({
@@ -147,6 +181,20 @@ export function toMessage(row: MessageRow) {
     createdAt: row.created_at,
     sentAt: row.sent_at,
     updatedAt: row.updated_at,
+  };
+}
+
+export function toHit(row: z.infer<typeof HitRow>) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    url: row.url,
+    human: row.human,
+    reasons: row.reasons,
+    method: row.method,
+    userAgent: row.user_agent,
+    occurredAt: row.occurred_at,
+    classifiedAt: row.classified_at,
   };
 }
 

@@ -17,6 +17,7 @@ import {
   insertMessage,
   insertMessageEvent,
   listMessageEvents,
+  listMessageHits,
   listMessagePage,
   type MessageFilter,
   type MessageTemplate,
@@ -140,6 +141,12 @@ export async function getMessageWithTimeline(db: Db, workspaceId: string, messag
   const message = await findMessage(db, workspaceId, messageId);
   if (!message) throw new NotFoundError('Message');
   return { message, timeline: await listMessageEvents(db, workspaceId, messageId) };
+}
+
+/** The message, its timeline and its tracking hits. */
+export async function getMessageDetail(db: Db, workspaceId: string, messageId: string) {
+  const { message, timeline } = await getMessageWithTimeline(db, workspaceId, messageId);
+  return { message, timeline, hits: await listMessageHits(db, workspaceId, messageId) };
 }
 
 export async function getSubscriptions(db: Db, workspaceId: string, contactId: string) {

@@ -5,7 +5,10 @@
 //   POST unsubscribes: RFC 8058 one-click (`List-Unsubscribe=One-Click`, urlencoded or multipart,
 //        sent by the mailbox provider) or the page's form. Always 200, never a redirect (RFC 8058
 //        §3.2: redirected POSTs are unreliable), and idempotent.
-import express, { type Express, type Request, type Response } from 'express';
+// Both are limited per client address (UNSUBSCRIBE_MAX_REQUESTS_PER_IP per UNSUBSCRIBE_WINDOW_SECONDS,
+// counted in each web process): 429 with Retry-After, a page for GET, plain text for POST.
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
 import { layout } from '../http/html.ts';
@@ -77,9 +80,31 @@ async function unsubscribe(app: AppContext, req: Request, res: Response) {
     );
 }
 
+function tooManyRequests(req: Request, res: Response) {
+  res.status(429).setHeader('Cache-Control', 'no-store');
+  const wait = 'Too many requests from your address: try again in a minute.';
+  if (req.method === 'GET')
+    res.type('html').send(layout('Try again later', `<h1>Try again later</h1><p>${wait}</p>`));
+  else res.type('text').send(wait);
+}
+
+/** One counter per client address for GET and POST (req.ip: behind a proxy, set TRUST_PROXY). */
+function perAddressLimit(context: AppContext): RequestHandler {
+  return rateLimit({
+    windowMs: context.config.UNSUBSCRIBE_WINDOW_SECONDS * 1000,
+    limit: context.config.UNSUBSCRIBE_MAX_REQUESTS_PER_IP,
+    standardHeaders: 'draft-7', // RateLimit headers, and Retry-After once limited
+    legacyHeaders: false,
+    // TRUST_PROXY decides whether X-Forwarded-For is believed; the library need not warn about it.
+    validate: { xForwardedForHeader: false },
+    handler: tooManyRequests,
+  });
+}
+
 export function installUnsubscribePages(app: Express, context: AppContext) {
-  app.get('/u/:token', (req, res) => showChoice(context, req, res));
-  app.post('/u/:token', express.urlencoded({ extended: false, limit: FORM_LIMIT }), (req, res) =>
+  const limit = perAddressLimit(context);
+  app.get('/u/:token', limit, (req, res) => showChoice(context, req, res));
+  app.post('/u/:token', limit, express.urlencoded({ extended: false, limit: FORM_LIMIT }), (req, res) =>
     unsubscribe(context, req, res),
   );
 }

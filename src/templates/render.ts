@@ -64,9 +64,18 @@ export function renderEmail(
   return { subject, html, text };
 }
 
-/** Renders a plain-text template (push, Telegram, SMS): nothing is escaped. Throws a TemplateError. */
-export function renderText(source: string, variables: TemplateVariables, cacheKey?: string): string {
-  return compiled(source, 'text', cacheKey).render(variables);
+/**
+ * Renders a plain-text template (push, Telegram, SMS): nothing is escaped, unless `kind` is 'html'
+ * (a Telegram text sent with parse mode HTML, where a contact's `<` would break the message).
+ * Throws a TemplateError.
+ */
+export function renderText(
+  source: string,
+  variables: TemplateVariables,
+  cacheKey?: string,
+  kind: TemplateKind = 'text',
+): string {
+  return compiled(source, kind, cacheKey).render(variables);
 }
 
 /** A save-time check: null when the source parses, else where and why it does not. */

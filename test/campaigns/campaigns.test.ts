@@ -204,6 +204,38 @@ describe('campaigns: definition and status', () => {
       expect(cleared.body.goal).to.equal(null);
     });
 
+    it('refuses a send step whose template does not parse, naming the step and the line, on create and update', async () => {
+      const { admin, base } = await workspace();
+      const broken = { type: 'send', channel: 'email', subject: 'Hi', body: '<p>a</p>\n<p>{% if x %}</p>' };
+      const steps = [
+        STEPS[0],
+        {
+          type: 'split',
+          paths: [
+            { weight: 1, steps: [] },
+            { weight: 1, steps: [{ type: 'wait', duration: 'PT1H' }, broken] },
+          ],
+        },
+      ];
+      const created = await admin.post(`${base}/campaigns`, {
+        name: 'c',
+        trigger: { type: 'event', eventType: 'x' },
+        steps,
+      });
+      const problem = expectProblem(created, 400) as unknown as {
+        errors: { path: string; message: string }[];
+      };
+      expect(problem.errors).to.have.length(1);
+      expect(problem.errors[0].path).to.equal('body.steps.1.paths.1.steps.1.body');
+      expect(problem.errors[0].message).to.match(/^step 1\.paths\.1\.1, body, line 2, column \d+: /);
+      const telegram = { type: 'send', channel: 'telegram', text: 'Hello {{ name | nope }}' };
+      const { id } = await createCampaign(admin, base);
+      const updated = await admin.patch(`${base}/campaigns/${id}`, { steps: [telegram] });
+      const updateProblem = expectProblem(updated, 400) as unknown as { errors: { path: string }[] };
+      expect(updateProblem.errors[0].path).to.equal('body.steps.0.text');
+      expect((await admin.get(`${base}/campaigns/${id}`)).body.steps).to.deep.equal(STEPS);
+    });
+
     it('refuses a PATCH with nothing to change, like segments and scoring rules', async () => {
       const { admin, base } = await workspace();
       const { id } = await createCampaign(admin, base);
@@ -212,7 +244,7 @@ describe('campaigns: definition and status', () => {
       expect(empty.body.errors).to.deep.equal([
         {
           path: 'body',
-          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal',
+          message: 'nothing to change: send at least one of name, trigger, steps, reentry, goal, tracking',
         },
       ]);
     });

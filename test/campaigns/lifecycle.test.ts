@@ -95,4 +95,47 @@ describe('campaigns: lifecycle in the engine', () => {
       { campaignId, name: 'Long one', totalEnrolled: 2 },
     ]);
   });
+
+  it('a manual exit ends one enrollment at once: no further step, no contact.completed; 409 once ended', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    const campaignId = await activeCampaign(admin, base, {
+      steps: [
+        { type: 'wait', duration: 'PT1S' },
+        { type: 'send', channel: 'email', subject: 'After', body: '<p>After</p>' },
+      ],
+    });
+    const [leaving, staying] = [
+      await createContact(admin, base, { email: 'leaving@manual.test' }),
+      await createContact(admin, base, { email: 'staying@manual.test' }),
+    ];
+    for (const contact of [leaving, staying]) {
+      await track(admin, base, { type: 'signup', contactId: contact.id });
+    }
+    const armed = await enrollmentWhen(admin, base, campaignId, leaving.id, (e) => e.nextStepAt !== null);
+    const exit = `${base}/campaigns/${campaignId}/enrollments/${armed.id}/exit`;
+    const exited = await admin.post(exit);
+    expect(exited.status, exited.text).to.equal(200);
+    expect(exited.body).to.include({ id: armed.id, status: 'exited', exitReason: 'manual', stepKey: null });
+    expect(exited.body.completedAt).to.be.a('string');
+
+    await enrollmentWhen(admin, base, campaignId, staying.id, (e) => e.status === 'completed');
+    await eventually(async () => (await sink.received()).some((r) => r.to[0] === 'staying@manual.test'));
+    const after = await enrollmentWhen(admin, base, campaignId, leaving.id, () => true);
+    expect(after).to.include({ status: 'exited', exitReason: 'manual' });
+    expect((await admin.get(`${base}/messages?contactId=${leaving.id}`)).body.total).to.equal(0);
+    const completed = await outgoing(workspaceId, 'campaign.contact.completed');
+    expect(completed.map((data) => (data as { contactId: string }).contactId)).to.deep.equal([staying.id]);
+
+    const again = await admin.post(exit);
+    expect(again.status).to.equal(409);
+    expect(again.body.detail).to.include('exited, manual');
+    const missing = await admin.post(`${base}/campaigns/${campaignId}/enrollments/enr_nope/exit`);
+    expect(missing.status).to.equal(404);
+    const other = await workspace();
+    const foreign = await other.admin.post(
+      `${other.base}/campaigns/${campaignId}/enrollments/${armed.id}/exit`,
+    );
+    expect(foreign.status).to.equal(404);
+  });
 });

@@ -14,8 +14,18 @@ describe('campaigns: pacing', () => {
   it('reads and sets the pace; a bad one is a 400 naming the field', async () => {
     const { admin, base } = await workspace();
     const path = `${base}/campaign-pacing`;
-    expect((await admin.get(path)).body).to.deep.equal({ frequencyCap: null, quietHours: null });
-    const pace = { frequencyCap: { count: 2, per: 'P1D' }, quietHours: { start: '22:00', end: '07:00' } };
+    expect((await admin.get(path)).body).to.deep.equal({
+      frequencyCap: null,
+      quietHours: null,
+      timezone: null,
+      ratePerSecond: {},
+    });
+    const pace = {
+      frequencyCap: { count: 2, per: 'P1D' },
+      quietHours: { start: '22:00', end: '07:00' },
+      timezone: 'Europe/Paris',
+      ratePerSecond: { email: 12.5 },
+    };
     const put = await admin.put(path, pace);
     expect(put.status, put.text).to.equal(200);
     expect((await admin.get(path)).body).to.deep.equal(pace);
@@ -24,6 +34,16 @@ describe('campaigns: pacing', () => {
       'body.quietHours.start',
     );
     expectProblem(await admin.put(path, { frequencyCap: { count: 0, per: 'P1D' } }), 400);
+    const badRate = expectProblem(await admin.put(path, { ratePerSecond: { email: 0 } }), 400);
+    expect((badRate as unknown as { errors: { path: string }[] }).errors[0].path).to.equal(
+      'body.ratePerSecond.email',
+    );
+    expectProblem(await admin.put(path, { ratePerSecond: { sms: 1 } }), 400);
+    const badZone = expectProblem(await admin.put(path, { timezone: 'Mars/Base' }), 400);
+    expect((badZone as unknown as { errors: { path: string }[] }).errors[0].path).to.equal('body.timezone');
+    expect((await admin.get(path)).body).to.deep.equal(pace);
+    const cleared = await admin.put(path, { timezone: 'UTC' });
+    expect(cleared.body).to.deep.include({ ratePerSecond: {}, timezone: 'UTC', frequencyCap: null });
   });
 
   it('delays a send over the frequency cap until the cap allows it', async () => {
@@ -60,5 +80,32 @@ describe('campaigns: pacing', () => {
     expect(held).to.include({ stepKey: '0', status: 'active' });
     expect(clock(new Date(held.nextStepAt!).getTime())).to.equal(quietHours.end);
     expect((await admin.get(`${base}/messages?campaignId=${campaignId}`)).body.total).to.equal(0);
+  });
+
+  it("uses the workspace's default time zone for quiet hours and waits until a time, when the contact has none", async () => {
+    const { admin, base } = await workspace();
+    await emailChannel(admin, base, sink.port);
+    // Asia/Kolkata is UTC+05:30 all year: its clock is the UTC clock moved on 5 h 30.
+    const kolkata = (ms: number) => clock(ms + 5.5 * 3_600_000);
+    const now = Date.now();
+    const quietHours = { start: kolkata(now - 3_600_000), end: kolkata(now + 3_600_000) };
+    const put = await admin.put(`${base}/campaign-pacing`, { quietHours, timezone: 'Asia/Kolkata' });
+    expect(put.status, put.text).to.equal(200);
+    const quiet = await activeCampaign(admin, base, { steps: [send('Quiet')] });
+    const waiting = await activeCampaign(admin, base, {
+      trigger: { type: 'event', eventType: 'visit' },
+      steps: [{ type: 'wait', until: { time: '09:30' } }, { type: 'exit' }],
+    });
+    const contact = await createContact(admin, base, { email: 'zone@pacing.test' });
+    await track(admin, base, { type: 'signup', contactId: contact.id });
+    await track(admin, base, { type: 'visit', contactId: contact.id });
+    const held = await enrollmentWhen(admin, base, quiet, contact.id, (e) => e.nextStepAt !== null);
+    expect(kolkata(new Date(held.nextStepAt!).getTime())).to.equal(quietHours.end);
+    const armed = await enrollmentWhen(admin, base, waiting, contact.id, (e) => e.nextStepAt !== null);
+    const at = new Date(armed.nextStepAt!).getTime();
+    expect(new Date(at).toISOString().slice(11, 16)).to.equal('04:00'); // 09:30 in Kolkata
+    expect(at - Date.now())
+      .to.be.greaterThan(0)
+      .and.at.most(86_400_000);
   });
 });

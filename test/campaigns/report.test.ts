@@ -57,6 +57,11 @@ describe('campaigns: report and preview', () => {
       bounced: 1,
       suppressed: 1,
       unsubscribes: 0,
+      uniqueOpens: 0,
+      uniqueClicks: 0,
+      clickThroughRate: 0,
+      machineOpens: 0,
+      machineClicks: 0,
     });
     const keys = report.steps.map((step: { stepKey: string }) => step.stepKey);
     expect(keys).to.deep.equal(['0', '0.paths.0.0', '0.paths.1.0', '1']);

@@ -40,6 +40,41 @@ describe('transactional messages', () => {
     ]);
   });
 
+  it('adds <mailto:…> to List-Unsubscribe when the channel has unsubscribeMailto, the token in it', async () => {
+    const { admin, client, base } = await messagingWorkspace(sink);
+    const channel = { host: '127.0.0.1', port: sink.port, secure: false, fromEmail: 'news@acme.test' };
+    for (const bad of ['nope', 'a@{token}.test', '{token}@b@c.test', 'x{token}y{token}@acme.test']) {
+      const refused = await admin.put(`${base}/channels/email`, { ...channel, unsubscribeMailto: bad });
+      const problem = expectProblem(refused, 400) as unknown as { errors: { path: string }[] };
+      expect(problem.errors[0].path, bad).to.equal('body.unsubscribeMailto');
+    }
+    const sendTo = async (unsubscribeMailto: string) => {
+      const put = await admin.put(`${base}/channels/email`, { ...channel, unsubscribeMailto });
+      expect(put.status, put.text).to.equal(200);
+      expect(put.body.unsubscribeMailto).to.equal(unsubscribeMailto);
+      const email = `mailto.${Date.now()}.${Math.random()}@example.test`;
+      const sent = await client.post(`${base}/messages`, {
+        email,
+        channel: 'email',
+        subject: 'S',
+        text: 'T',
+      });
+      await waitForStatus(client, base, sent.body.id, 'sent');
+      const got = (await sink.received()).find((r) => r.to.includes(email))!;
+      const [, token] = /\/u\/([^>]+)>/.exec(got.headers['list-unsubscribe'])!;
+      return { header: got.headers['list-unsubscribe'], token };
+    };
+    const tokened = await sendTo('unsubscribe+{token}@acme.test');
+    expect(tokened.header).to.match(/^<http:\/\/[^>]+\/u\/[^>]+>, <mailto:[^>]+>$/);
+    expect(tokened.header).to.include(
+      `<mailto:unsubscribe+${tokened.token}@acme.test?subject=unsubscribe%20${tokened.token}>`,
+    );
+    const plain = await sendTo('unsubscribe@acme.test');
+    expect(plain.header).to.include(`<mailto:unsubscribe@acme.test?subject=unsubscribe%20${plain.token}>`);
+    const cleared = await admin.put(`${base}/channels/email`, channel);
+    expect(cleared.body.unsubscribeMailto).to.equal(null);
+  });
+
   it('sends to an email address, making its contact, and honours Idempotency-Key', async () => {
     const { client, base } = await messagingWorkspace(sink);
     const email = `new.${Date.now()}@example.test`;

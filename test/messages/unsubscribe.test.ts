@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
 import { expectProblem } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { server, startSecondWeb } from '../support/server.ts';
 import {
   activeCampaign,
   makeContact,
@@ -144,6 +144,43 @@ describe('unsubscribe links and one-click', () => {
     }
     expect((await emailState(client, base, contactId)).status).to.equal('subscribed');
     expect(await outgoing(workspaceId, 'unsubscribe.email')).to.deep.equal([]);
+  });
+
+  it('limits GET and POST per client address: 429 with Retry-After, a page for GET, plain text for POST', async () => {
+    const { client, base } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `r.${Date.now()}@example.test` });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const web = await startSecondWeb({
+      UNSUBSCRIBE_MAX_REQUESTS_PER_IP: 3,
+      UNSUBSCRIBE_WINDOW_SECONDS: 60,
+      trustProxy: true,
+    });
+    try {
+      const from = (address: string, init: RequestInit = {}) =>
+        fetch(web.url + path, {
+          redirect: 'manual',
+          ...init,
+          headers: { 'x-forwarded-for': address, ...(init.headers as Record<string, string>) },
+        });
+      const post = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      const allowed = [await from('10.9.0.1'), await from('10.9.0.1', { ...post, body: 'scope=channel' })];
+      allowed.push(await from('10.9.0.1'));
+      expect(allowed.map((response) => response.status)).to.deep.equal([200, 200, 200]);
+
+      const page = await from('10.9.0.1');
+      expect(page.status).to.equal(429);
+      expect(Number(page.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(page.headers.get('content-type')).to.match(/^text\/html/);
+      expect(await page.text()).to.contain('Try again later');
+      const oneClick = await from('10.9.0.1', { ...post, body: 'List-Unsubscribe=One-Click' });
+      expect(oneClick.status).to.equal(429);
+      expect(Number(oneClick.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(oneClick.headers.get('content-type')).to.match(/^text\/plain/);
+
+      expect((await from('10.9.0.2')).status).to.equal(200); // another address has its own count
+    } finally {
+      await web.stop();
+    }
   });
 
   it("exits the contact's active enrollments in email-only campaigns, not in others", async () => {

@@ -1,7 +1,8 @@
 // The unsubscribe page in a real browser (headless Chromium through puppeteer-core): opening it
 // changes nothing; pressing "everything" opts the contact out globally, with no cookie involved.
 import { expect } from 'chai';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
+import { launchChromium } from '../support/browser.ts';
 import { server } from '../support/server.ts';
 import {
   makeContact,
@@ -13,19 +14,13 @@ import {
   waitForStatus,
 } from './support.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 describe('unsubscribe page in headless Chromium', function () {
   this.timeout(60_000);
   let sink: Sink;
   let browser: Browser;
   before(async () => {
     sink = await startSink();
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -53,6 +53,19 @@ const DkimBody = z.object({
   }),
 });
 
+/** Where the token of the message goes in `unsubscribeMailto`. */
+export const TOKEN_PLACEHOLDER = '{token}';
+
+const UnsubscribeMailto = z
+  .string()
+  .trim()
+  .max(320, 'must be at most 320 characters')
+  .refine((value) => {
+    const [local = '', domain = '', ...rest] = value.split('@');
+    const address = `${local.replace(TOKEN_PLACEHOLDER, 'token')}@${domain}`;
+    return rest.length === 0 && !domain.includes('{') && Address.safeParse(address).success;
+  }, `must be an email address, with ${TOKEN_PLACEHOLDER} at most once in its local part`);
+
 export const PutEmailConfigBody = z
   .object({
     smtpUrl: z.string().max(2048, 'must be at most 2048 characters').optional().openapi({
@@ -90,6 +103,15 @@ export const PutEmailConfigBody = z
     dkim: DkimBody.nullable()
       .optional()
       .openapi({ description: 'Left out or null: messages are not DKIM-signed by us.' }),
+    unsubscribeMailto: UnsubscribeMailto.nullable()
+      .optional()
+      .openapi({
+        description:
+          'An address for List-Unsubscribe `<mailto:…>` beside the one-click URL (left out or null: none). ' +
+          "`{token}` in its local part is replaced by the message's unsubscribe token; the subject " +
+          'carries the token too (`unsubscribe <token>`), so a plain address also names the message.',
+        example: 'unsubscribe+{token}@acme.example',
+      }),
   })
   .openapi('EmailChannelInput', {
     example: {
@@ -116,6 +138,7 @@ export const EmailConfigSchema = z
     fromName: z.string().nullable(),
     replyTo: z.string().nullable(),
     dkim: z.object({ domain: z.string(), selector: z.string(), privateKeySet: z.boolean() }).nullable(),
+    unsubscribeMailto: z.string().nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -131,6 +154,7 @@ export const EmailConfigSchema = z
       fromName: 'Acme',
       replyTo: null,
       dkim: { domain: 'acme.example', selector: 'sb1', privateKeySet: true },
+      unsubscribeMailto: 'unsubscribe+{token}@acme.example',
       createdAt: '2025-01-01T12:00:00.000Z',
       updatedAt: '2025-01-01T12:00:00.000Z',
     },

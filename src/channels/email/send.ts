@@ -9,6 +9,7 @@ import { SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
 import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.ts';
+import { TOKEN_PLACEHOLDER } from './schemas.ts';
 import type { EmailSettings } from './service.ts';
 import { transportFor } from './transport.ts';
 
@@ -91,6 +92,13 @@ function feedbackHeaders(providers: readonly FeedbackProvider[], messageId: stri
   return headers;
 }
 
+/** The channel's unsubscribe address as a mailto URL for this message's token, if it has one. */
+function mailtoOf(settings: EmailSettings, token: string | undefined): string | undefined {
+  if (!settings.unsubscribeMailto || !token) return undefined;
+  const address = settings.unsubscribeMailto.replace(TOKEN_PLACEHOLDER, token);
+  return `mailto:${address}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;
+}
+
 /**
  * The id the provider gave the message, from its reply to DATA: Postfix, SendGrid and Postmark say
  * "250 … queued as <id>", SES "250 Ok <id>". That id is what their feedback names when it does not
@@ -113,7 +121,8 @@ export function mailOptions(
     ...feedbackHeaders(feedbackProviders, message.id),
   };
   if (message.unsubscribe) {
-    const { url, mailto } = message.unsubscribe;
+    const { url } = message.unsubscribe;
+    const mailto = message.unsubscribe.mailto ?? mailtoOf(settings, message.unsubscribe.token);
     headers['List-Unsubscribe'] = mailto ? `<${url}>, <${mailto}>` : `<${url}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }

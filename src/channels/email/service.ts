@@ -20,6 +20,8 @@ export type EmailSettings = {
   fromName: string | null;
   replyTo: string | null;
   dkim: { domain: string; selector: string } | null;
+  /** Absent in rows saved before it existed: read as null. */
+  unsubscribeMailto?: string | null;
 };
 
 /** The settings with their secrets opened, for the transport only: never logged, never answered. */
@@ -133,6 +135,7 @@ export async function putEmailConfig(db: Db, config: Config, workspaceId: string
     fromName: body.fromName ?? null,
     replyTo: body.replyTo ?? null,
     dkim: body.dkim ? { domain: body.dkim.domain, selector: body.dkim.selector } : null,
+    unsubscribeMailto: body.unsubscribeMailto ?? null,
   };
   return upsertChannelConfig(db, { workspaceId, channel: 'email', settings, secrets });
 }
@@ -143,6 +146,7 @@ export function toEmailConfig(row: ChannelConfigRow) {
   return {
     channel: 'email' as const,
     ...settings,
+    unsubscribeMailto: settings.unsubscribeMailto ?? null,
     passwordSet: row.secrets.password !== undefined,
     dkim: settings.dkim
       ? { ...settings.dkim, privateKeySet: row.secrets.dkimPrivateKey !== undefined }

@@ -1,0 +1,6 @@
+// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+import { telegramJobs } from './jobs.ts';
+import { telegramRoutes } from './routes.ts';
+
+export const routes = telegramRoutes;
+export const jobs = telegramJobs;
