@@ -85,9 +85,7 @@ async function enrollPage(app: AppContext, db: Db, payload: BroadcastPayload, pa
   if (rows.length === pageSize) {
     const after = rows.at(-1)!.contact_id;
     await db.query(
-      sql.typeAlias(
-        'void',
-      )`update campaigns set broadcast_cursor = ${after}
+      sql.typeAlias('void')`update campaigns set broadcast_cursor = ${after}
       where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId}`,
     );
     await app.boss.send(BROADCAST_QUEUE, { ...payload, after }, { db: transactionalDb(db) });

@@ -1,4 +1,7 @@
 // What the composition layer (src/app/) collects from this feature; nothing else imports it.
+import { eventPartitionsJob } from './partitions.ts';
 import { eventRoutes } from './routes.ts';
 
 export const routes = eventRoutes;
+export const jobs = () => [eventPartitionsJob];
+export { ensureEventPartitions } from './partitions.ts';

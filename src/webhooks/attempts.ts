@@ -157,7 +157,9 @@ async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome
     tx,
     disabled.flatMap((row) => {
       const attempt = lastFailure.get(row.id);
-      return attempt ? [{ workspace_id: attempt.workspace_id, id: attempt.id, note: row.disabled_reason }] : [];
+      return attempt
+        ? [{ workspace_id: attempt.workspace_id, id: attempt.id, note: row.disabled_reason }]
+        : [];
     }),
   );
   await skipQueuedAttempts(

@@ -87,8 +87,14 @@ export async function markFannedOut(
   await tx.query(sql.typeAlias('void')`
     update outgoing_events set fanned_out_at = now()
     where (workspace_id, id) in (select * from unnest(
-      ${sql.array(events.map((event) => event.workspace_id), 'text')},
-      ${sql.array(events.map((event) => event.id), 'text')}))
+      ${sql.array(
+        events.map((event) => event.workspace_id),
+        'text',
+      )},
+      ${sql.array(
+        events.map((event) => event.id),
+        'text',
+      )}))
   `);
 }
 
@@ -149,8 +155,14 @@ export async function releaseAttempts(
   await db.query(sql.typeAlias('void')`
     update webhook_attempts set due_at = now()
     where (workspace_id, id) in (select * from unnest(
-      ${sql.array(attempts.map((attempt) => attempt.workspace_id), 'text')},
-      ${sql.array(attempts.map((attempt) => attempt.id), 'text')}))
+      ${sql.array(
+        attempts.map((attempt) => attempt.workspace_id),
+        'text',
+      )},
+      ${sql.array(
+        attempts.map((attempt) => attempt.id),
+        'text',
+      )}))
   `);
 }
 

@@ -50,7 +50,12 @@ export async function sendNow(
   const all: Outcome[] = [];
   try {
     for (let start = 0; start < messageIds.length; start += CHUNK) {
-      const queued = await queueManualAttempts(db, workspaceId, messageIds.slice(start, start + CHUNK), lease);
+      const queued = await queueManualAttempts(
+        db,
+        workspaceId,
+        messageIds.slice(start, start + CHUNK),
+        lease,
+      );
       const claimed = await claimAttempts(db, { workspaceId, ids: queued.map((row) => row.id) }, lease);
       const outcomes = await mapWithConcurrency(claimed, config.WEBHOOK_CONCURRENCY, (attempt) =>
         performAttempt(deps, attempt),

@@ -98,7 +98,13 @@ async function sendInChunks(context: CliContext, workspaceId: string, ids: strin
   const outcomes: Outcome[] = [];
   try {
     for (let start = 0; start < ids.length && !stop.signal; start += chunk) {
-      const sent = await sendNow(context.db, context.config, VERSION, workspaceId, ids.slice(start, start + chunk));
+      const sent = await sendNow(
+        context.db,
+        context.config,
+        VERSION,
+        workspaceId,
+        ids.slice(start, start + chunk),
+      );
       outcomes.push(...sent.outcomes);
       progress(outcomes.length, ids.length);
     }

@@ -71,13 +71,15 @@ async function tablesOf(db: Db, schema: string) {
 }
 
 /** What breaks distribution by workspace_id, one line each. */
-export async function distributionViolations(db: Db, schema: string): Promise<string[]> {
+async function distributionViolations(db: Db, schema: string): Promise<string[]> {
   const tables = await tablesOf(db, schema);
   const owned = new Set(tables.filter((t) => t.per_workspace && !(t.table in EXEMPT)).map((t) => t.table));
   const problems: string[] = [];
   for (const { table, per_workspace } of tables) {
     if (!per_workspace && !(table in NOT_PER_WORKSPACE))
-      problems.push(`${table}: no workspace_id; classify it (reference or local) in this test and the README`);
+      problems.push(
+        `${table}: no workspace_id; classify it (reference or local) in this test and the README`,
+      );
   }
   const keys = await keysOf(db, schema);
   for (const table of owned) {
@@ -92,12 +94,16 @@ function keyProblems(key: KeyRow, owned: Set<string>): string[] {
   const where = `${key.table}: ${key.kind} ${key.name} (${key.columns.join(', ')})`;
   const referencedName = key.referenced?.replace(/^.*\./, '') ?? '';
   if (key.kind !== 'foreign key') {
-    return owned.has(key.table) && key.columns[0] !== 'workspace_id' ? [`${where} does not lead with workspace_id`] : [];
+    return owned.has(key.table) && key.columns[0] !== 'workspace_id'
+      ? [`${where} does not lead with workspace_id`]
+      : [];
   }
   const target = `${referencedName} (${key.referenced_columns?.join(', ')})`;
   if (!owned.has(key.table)) {
     // A reference or local table may not point into distributed data.
-    return owned.has(referencedName) || referencedName === 'workspaces' ? [`${where} → ${target}: from a table not per workspace`] : [];
+    return owned.has(referencedName) || referencedName === 'workspaces'
+      ? [`${where} → ${target}: from a table not per workspace`]
+      : [];
   }
   if (referencedName === 'workspaces') {
     return key.columns.length === 1 && key.columns[0] === 'workspace_id' ? [] : [`${where} → ${target}`];
@@ -106,7 +112,9 @@ function keyProblems(key: KeyRow, owned: Set<string>): string[] {
     const through = key.columns[0] === 'workspace_id' && key.referenced_columns?.[0] === 'workspace_id';
     return through ? [] : [`${where} → ${target} does not go through workspace_id`];
   }
-  return NOT_PER_WORKSPACE[referencedName] === 'reference' ? [] : [`${where} → ${target}: not a reference table`];
+  return NOT_PER_WORKSPACE[referencedName] === 'reference'
+    ? []
+    : [`${where} → ${target}: not a reference table`];
 }
 
 describe('keys for distribution by workspace (Citus)', () => {
