@@ -87,54 +87,62 @@ begin
   delete from events_default where occurred_at < cutoff;
 end $$;
 
-alter table events rename to events_unpartitioned;
-alter index events_pkey rename to events_unpartitioned_pkey;
-alter index events_workspace_time_idx rename to events_unpartitioned_workspace_time_idx;
-alter index events_workspace_type_time_idx rename to events_unpartitioned_workspace_type_time_idx;
-alter index events_contact_type_time_idx rename to events_unpartitioned_contact_type_time_idx;
+-- An installation that converted its events beforehand, in batches (README), has nothing to convert.
+do $$
+begin
+if (select relkind from pg_class where oid = 'events'::regclass) = 'p' then
+  return;
+end if;
+  alter table events rename to events_unpartitioned;
+  alter index events_pkey rename to events_unpartitioned_pkey;
+  alter index events_workspace_time_idx rename to events_unpartitioned_workspace_time_idx;
+  alter index events_workspace_type_time_idx rename to events_unpartitioned_workspace_type_time_idx;
+  alter index events_contact_type_time_idx rename to events_unpartitioned_contact_type_time_idx;
 
-create table events (
-  workspace_id text not null,
-  id text not null,
-  contact_id text,
-  type text not null check (char_length(type) between 1 and 200),
-  metadata jsonb not null default '{}' check (jsonb_typeof(metadata) = 'object'),
-  session_id text,
-  page_url text,
-  referrer text,
-  utm_source text,
-  utm_medium text,
-  utm_campaign text,
-  occurred_at timestamptz not null default now(), -- the event's `timestamp` (past only, for backfills)
-  received_at timestamptz not null default now(),
-  source text not null default 'api' check (source in ('api', 'batch', 'webhook', 'system')),
-  primary key (workspace_id, id, occurred_at),
-  -- Merges move events first and erasure deletes them first; the key catches anything else.
-  constraint events_contact_id_fkey foreign key (workspace_id, contact_id)
-    references contacts (workspace_id, id) on delete set null (contact_id)
-) partition by range (occurred_at);
-create index events_workspace_time_idx on events (workspace_id, occurred_at desc, id desc);
-create index events_workspace_type_time_idx on events (workspace_id, type, occurred_at desc);
--- A contact's events of a type: segment and scoring conditions. Led by workspace_id so that the
--- workspace test those conditions carry never makes the index above look as selective.
-create index events_contact_type_time_idx on events (workspace_id, contact_id, type, occurred_at desc);
+  create table events (
+    workspace_id text not null,
+    id text not null,
+    contact_id text,
+    type text not null check (char_length(type) between 1 and 200),
+    metadata jsonb not null default '{}' check (jsonb_typeof(metadata) = 'object'),
+    session_id text,
+    page_url text,
+    referrer text,
+    utm_source text,
+    utm_medium text,
+    utm_campaign text,
+    occurred_at timestamptz not null default now(), -- the event's `timestamp` (past only, for backfills)
+    received_at timestamptz not null default now(),
+    source text not null default 'api' check (source in ('api', 'batch', 'webhook', 'system')),
+    primary key (workspace_id, id, occurred_at),
+    -- Merges move events first and erasure deletes them first; the key catches anything else.
+    constraint events_contact_id_fkey foreign key (workspace_id, contact_id)
+      references contacts (workspace_id, id) on delete set null (contact_id)
+  ) partition by range (occurred_at);
+  create index events_workspace_time_idx on events (workspace_id, occurred_at desc, id desc);
+  create index events_workspace_type_time_idx on events (workspace_id, type, occurred_at desc);
+  -- A contact's events of a type: segment and scoring conditions. Led by workspace_id so that the
+  -- workspace test those conditions carry never makes the index above look as selective.
+  create index events_contact_type_time_idx on events (workspace_id, contact_id, type, occurred_at desc);
 
-create table events_default partition of events default;
-alter table events_default set (autovacuum_analyze_scale_factor = 0.02);
+  create table events_default partition of events default;
+  alter table events_default set (autovacuum_analyze_scale_factor = 0.02);
 
-select switchboard_add_event_partition(month)
-from (
-  select distinct date_trunc('month', occurred_at at time zone 'UTC')::date as month from events_unpartitioned
-  union
-  select (date_trunc('month', now() at time zone 'UTC') + n * interval '1 month')::date from generate_series(0, 3) as n
-) as months
-order by month;
+  perform switchboard_add_event_partition(month)
+  from (
+    select distinct date_trunc('month', occurred_at at time zone 'UTC')::date as month from events_unpartitioned
+    union
+    select (date_trunc('month', now() at time zone 'UTC') + n * interval '1 month')::date from generate_series(0, 3) as n
+  ) as months
+  order by month;
 
-insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer, utm_source,
-                    utm_medium, utm_campaign, occurred_at, received_at, source)
-select workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer, utm_source,
-       utm_medium, utm_campaign, occurred_at, received_at, source
-from events_unpartitioned;
+  insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer, utm_source,
+                      utm_medium, utm_campaign, occurred_at, received_at, source)
+  select workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer, utm_source,
+         utm_medium, utm_campaign, occurred_at, received_at, source
+  from events_unpartitioned;
 
-drop table events_unpartitioned;
+  drop table events_unpartitioned;
+end $$;
+
 analyze events;
