@@ -8,6 +8,10 @@
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
   'webhooks',
+  'imports',
+  'push',
+  'forms',
+  'publicEvents',
   'tracking',
   'telegram',
   'events',
@@ -17,6 +21,7 @@ const FEATURE_ORDER = [
   'messages',
   'segments',
   'contacts',
+  'publicKeys',
   'apiKeys',
   'workspaces',
   'accounts',

@@ -151,10 +151,17 @@ alter table if exists telegram_link_tokens add constraint telegram_link_tokens_c
   foreign key (workspace_id, contact_id) references contacts (workspace_id, id) on delete cascade;
 
 -- 4. Lookups by id alone, where the caller knows nothing else: the public receivers (inbound
--- webhooks, provider feedback) have only the endpoint id of their URL, and the jobs that send a
--- message or run a campaign step carry only its id. Plain indexes keep those lookups as cheap as
--- the old primary keys made them (they are not unique: the primary keys above are the identity).
+-- webhooks, provider feedback) have only the endpoint id of their URL, hosted forms and their
+-- confirmation links only the form's or the submission's, tracking links only the message's, and
+-- the jobs that send a message or run a campaign step carry only its id. Plain indexes keep those
+-- lookups as cheap as the old primary keys made them (not unique: the primary keys are the identity).
 create index webhook_endpoints_id_idx on webhook_endpoints (id);
 create index email_feedback_endpoints_id_idx on email_feedback_endpoints (id);
 create index messages_id_idx on messages (id);
 create index enrollments_id_idx on enrollments (id);
+do $$ begin
+  if to_regclass('forms') is not null then
+    create index forms_id_idx on forms (id);
+    create index form_submissions_id_idx on form_submissions (id);
+  end if;
+end $$;

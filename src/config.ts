@@ -173,10 +173,8 @@ const environmentSchema = z.object({
   CAMPAIGN_STEP_EXPIRE_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
   JOB_SUPERVISE_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
-  // Events are partitioned by month (sql/0031): how many months ahead partitions are made, and how
-  // long events are kept (unset: for ever); retention drops whole months once all of a month is past.
+  // Events are partitioned by month (sql/0031): how many months ahead partitions are made.
   EVENT_PARTITIONS_AHEAD_MONTHS: wholeNumber(1, 24, ' of months').default(3),
-  RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
   WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),
   WORKSPACE_POOL_WAIT_MS: wholeNumber(0, 60_000, ' of milliseconds').default(2_000),
@@ -186,6 +184,20 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // Web push: browsers hand us subscription endpoints, so only the known push services are
+  // reachable unless this is set (a local push service in development and tests; never production).
+  PUSH_ALLOW_ANY_ENDPOINT: booleanFlag.default(false),
+  // Extra certificate authorities (PEM file) trusted for push services, beside the usual ones.
+  PUSH_CA_FILE: z.string().min(1).optional(),
+  // How long a push service keeps an undelivered notification when the step names no TTL (28 days at most).
+  PUSH_TTL_SECONDS: wholeNumber(0, 2_419_200, ' of seconds').default(86_400),
+  PUSH_TIMEOUT_MS: durationMs(15_000),
+  // Public (publishable-key) endpoints: requests per window per key and per client address.
+  PUBLIC_RATE_WINDOW_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
+  PUBLIC_RATE_LIMIT_PER_KEY: wholeNumber(1).default(600),
+  PUBLIC_RATE_LIMIT_PER_IP: wholeNumber(1).default(120),
+  // Hosted form submissions per client address per PUBLIC_RATE_WINDOW_SECONDS.
+  FORM_RATE_LIMIT_PER_IP: wholeNumber(1).default(10),
   // Provider feedback: the hosts SNS signing certificates and subscription URLs may come from
   // (host[:port] of an https URL; tests point it at a local server), how long those fetches may
   // take, and how many soft bounces in a row suppress an address.
@@ -208,6 +220,16 @@ const environmentSchema = z.object({
   // per window. Generous: mailbox providers send one-click POSTs for many people from few addresses.
   UNSUBSCRIBE_MAX_REQUESTS_PER_IP: wholeNumber(1).default(300),
   UNSUBSCRIBE_WINDOW_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
+  // Retention: how long growing tables keep their rows (src/app/retention.ts lists every rule).
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: wholeNumber(1, 3_650, ' of days').default(30),
+  RETENTION_JOBS_DAYS: wholeNumber(1, 3_650, ' of days').default(7),
+  // Unset: kept for ever (the operator's choice to make).
+  RETENTION_EVENTS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_MESSAGES_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_SCORE_HISTORY_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_TRACKING_HITS_DAYS: wholeNumber(1, 36_500, ' of days').optional(),
+  RETENTION_CRON: cronExpression.default('*/15 * * * *'),
+  RETENTION_BATCH_SIZE: wholeNumber(10, 100_000).default(1_000),
 });
 
 export type Config = Omit<
@@ -250,6 +272,11 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       parsed.ALLOW_PRIVATE_TARGETS === undefined ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : 'ALLOW_PRIVATE_TARGETS';
     throw new ConfigError(
       `Invalid configuration:\n  ${name}: may not be true in production (SSRF protection)`,
+    );
+  }
+  if (production && parsed.PUSH_ALLOW_ANY_ENDPOINT) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PUSH_ALLOW_ANY_ENDPOINT: may not be true in production (SSRF protection)',
     );
   }
   return {

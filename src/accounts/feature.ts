@@ -9,3 +9,4 @@ export { installAccountPages as pages } from './pages.ts';
 
 export const routes = [...accountRoutes, ...passwordRoutes];
 export const commands = installSigninCommands;
+export { accountRetention as retention } from './retention.ts';

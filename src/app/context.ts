@@ -12,21 +12,23 @@ import { VERSION } from '../version.ts';
 import { installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, campaigns, channels, events } from './features.ts';
 import { createQueues } from './jobs.ts';
+import { sealClearSecrets } from './secretStores.ts';
 
 /**
- * Applies SQL migrations, makes the event partitions of the months ahead, and installs or upgrades
- * the pg-boss schema.
+ * Applies SQL migrations, seals what they left in clear text, makes the event partitions of the
+ * months ahead, and installs or upgrades the pg-boss schema.
  */
 export async function migrateAll(
   databaseUrl: string,
   partitionsAhead = config().EVENT_PARTITIONS_AHEAD_MONTHS,
 ): Promise<string[]> {
   const applied = await migrate(databaseUrl);
-  const pool = await createDatabasePool(databaseUrl, { maxPoolSize: 1 });
+  const db = await createDatabasePool(databaseUrl, { maxPoolSize: 1 });
   try {
-    await events.ensureEventPartitions(pool, partitionsAhead);
+    await sealClearSecrets(db);
+    await events.ensureEventPartitions(db, partitionsAhead);
   } finally {
-    await pool.end();
+    await db.end();
   }
   const boss = createBoss(databaseUrl, 'cli');
   await boss.start();

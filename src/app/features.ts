@@ -12,8 +12,13 @@ import * as channels from '../channels/feature.ts';
 import * as contacts from '../contacts/feature.ts';
 import * as events from '../events/feature.ts';
 import * as feedback from '../feedback/feature.ts';
+import * as forms from '../forms/feature.ts';
 import * as health from '../health/feature.ts';
+import * as imports from '../imports/feature.ts';
 import * as messages from '../messages/feature.ts';
+import * as publicEvents from '../publicEvents/feature.ts';
+import * as publicKeys from '../publicKeys/feature.ts';
+import * as push from '../push/feature.ts';
 import * as scoring from '../scoring/feature.ts';
 import * as segments from '../segments/feature.ts';
 import * as telegram from '../telegram/feature.ts';
@@ -29,8 +34,13 @@ export {
   contacts,
   events,
   feedback,
+  forms,
   health,
+  imports,
   messages,
+  publicEvents,
+  publicKeys,
+  push,
   scoring,
   segments,
   telegram,

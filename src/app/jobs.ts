@@ -1,8 +1,10 @@
 // What the worker runs: every feature's job definitions and long-running services.
 
+import { config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { campaigns, events, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
+import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
@@ -14,6 +16,7 @@ export function allJobs(): JobDefinition<any>[] {
     ...campaigns.jobs(),
     ...tracking.jobs(),
     ...telegram.jobs(),
+    retentionJob(config()),
   ];
 }
 
@@ -21,7 +24,14 @@ export function allWorkerServices(): WorkerService[] {
   return [...webhooks.workerServices];
 }
 
-/** Creates every queue (idempotent). Needed before any `send`, in web and worker alike. */
+/**
+ * Creates every queue (idempotent). Needed before any `send`, in web and worker alike. Finished
+ * jobs are deleted by pg-boss after RETENTION_JOBS_DAYS (also on queues made before it was set).
+ */
 export async function createQueues(context: AppContext): Promise<void> {
-  for (const job of allJobs()) await context.boss.createQueue(job.name, job.queue ?? {});
+  const deleteAfterSeconds = context.config.RETENTION_JOBS_DAYS * 24 * 60 * 60;
+  for (const job of allJobs()) {
+    await context.boss.createQueue(job.name, { ...job.queue, deleteAfterSeconds });
+    await context.boss.updateQueue(job.name, { deleteAfterSeconds });
+  }
 }

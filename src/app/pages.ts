@@ -6,7 +6,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import { findUserById } from '../accounts/index.ts';
 import type { AppContext } from '../http/context.ts';
 import { csrfToken, escapeHtml, FAVICON_LINK, FAVICON_SVG, layout, signoutForm } from '../http/html.ts';
-import { accounts, messages, tracking, workspaces } from './features.ts';
+import { accounts, forms, messages, push, tracking, workspaces } from './features.ts';
 
 async function homePage(app: AppContext, req: Request, res: Response) {
   const user = req.session?.userId ? await findUserById(app.db, req.session.userId) : null;
@@ -44,6 +44,8 @@ export function installPages(app: Express, context: AppContext) {
   });
   accounts.pages(app, context);
   messages.pages(app, context);
+  push.pages(app);
+  forms.pages(app, context);
   tracking.pages(app, context);
   app.get('/docs', (_req, res) => res.type('html').send(DOCS_HTML));
   app.get('/docs/init.js', (_req, res) =>

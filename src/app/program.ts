@@ -4,7 +4,9 @@ import { print, run, withDatabase } from '../cli/context.ts';
 import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, segments, webhooks, workspaces } from './features.ts';
+import { accounts, apiKeys, imports, segments, webhooks, workspaces } from './features.ts';
+import { installPruneCommand } from './retention.ts';
+import { installSecretCommands } from './secretStores.ts';
 
 function installMigrate(program: Command) {
   program
@@ -33,5 +35,8 @@ export async function runCli(argv: string[]): Promise<void> {
   segments.commands(program);
   accounts.commands(program);
   webhooks.commands(program);
+  imports.commands(program);
+  installSecretCommands(program);
+  installPruneCommand(program);
   await program.parseAsync(argv);
 }

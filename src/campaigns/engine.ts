@@ -101,11 +101,14 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
   return null;
 }
 
-/** The message's template: an email step's own; push and telegram in the same three fields. */
+/** The message's template: an email step's own; push (plus its options) and telegram in the same three fields. */
 export function templateOf(step: Step): MessageTemplate {
   if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
-  if (step.channel === 'push')
-    return { subject: String(step.title), html: String(step.body), text: String(step.body) };
+  if (step.channel === 'push') {
+    const { url, icon, urgency, ttlSeconds, topic } = step;
+    const push = { url, icon, urgency, ttlSeconds, topic } as MessageTemplate['push'];
+    return { subject: String(step.title), html: String(step.body), text: String(step.body), push };
+  }
   return {
     subject: '',
     html: String(step.text),

@@ -10,3 +10,4 @@ export {
 } from './enroll.ts';
 export { allowedEnrollments, TriggeredCampaignRow } from './enrollQueries.ts';
 export { CampaignGoalRow, convertGoals } from './goal.ts';
+export { registerStepQueue } from './stepQueue.ts';

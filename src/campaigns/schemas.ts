@@ -73,6 +73,17 @@ const PushStep = z.strictObject({
   body: Required(500),
   url: HttpUrl.optional().openapi({ description: 'Opened when the notification is clicked.' }),
   icon: HttpUrl.optional(),
+  urgency: z.enum(['very-low', 'low', 'normal', 'high']).optional().openapi({
+    description: 'How soon the push service should wake the device (default normal).',
+  }),
+  ttlSeconds: z.number().int().min(0).max(2_419_200).optional().openapi({
+    description: 'How long the push service keeps it for an offline browser (default PUSH_TTL_SECONDS).',
+  }),
+  topic: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, - or _')
+    .optional()
+    .openapi({ description: 'A newer undelivered notification with the same topic replaces this one.' }),
 });
 
 const TelegramStep = z.strictObject({

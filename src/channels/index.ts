@@ -2,6 +2,7 @@
 // and each workspace's configuration. Routes live in feature.ts, for the composition layer.
 import type { AppContext } from '../http/context.ts';
 import { emailChannel } from './email/channel.ts';
+import { pushChannel } from './push/channel.ts';
 import { telegramChannel } from './telegram/channel.ts';
 import type { Channel, OutgoingMessage, SendOutcome } from './types.ts';
 
@@ -16,6 +17,16 @@ export { openPostmarkCredentials } from './email/feedbackService.ts';
 export { classifySmtpError, FEEDBACK_MESSAGE_ID } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
+export { pushChannel } from './push/channel.ts';
+export { PUSH_ENDPOINT_MAX_LENGTH, pushEndpointRefusal } from './push/endpoint.ts';
+export { PUSH_PAYLOAD_MAX_BYTES } from './push/send.ts';
+export { findPushPublicKey } from './push/service.ts';
+export {
+  findPushSubscriptionContact,
+  hasPushSubscription,
+  type NewPushSubscription,
+  upsertPushSubscription,
+} from './push/subscriptionQueries.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
 export {
   type ChannelRates,
@@ -37,6 +48,9 @@ export type {
   Channel,
   EmailMessage,
   OutgoingMessage,
+  PushMessage,
+  PushNotification,
+  PushUrgency,
   SendFailure,
   SendOutcome,
   SendStage,
@@ -47,6 +61,7 @@ const channels: {
   [name in OutgoingMessage['channel']]: Channel<Extract<OutgoingMessage, { channel: name }>>;
 } = {
   email: emailChannel,
+  push: pushChannel,
   telegram: telegramChannel,
 };
 

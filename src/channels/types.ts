@@ -22,6 +22,34 @@ export type EmailMessage = {
   unsubscribe?: { url: string; mailto?: string; token?: string };
 };
 
+/** What the service worker (/sdk/sw.js) receives, as JSON encrypted to each subscription. */
+export type PushNotification = {
+  title: string;
+  body: string;
+  /** Opened on click. */
+  url?: string;
+  icon?: string;
+  /** Where the service worker acknowledges delivery and clicks, with `ackToken` (signed, per message). */
+  ackUrl: string;
+  ackToken: string;
+};
+
+export type PushUrgency = 'very-low' | 'low' | 'normal' | 'high';
+
+/** A notification to every browser the contact has subscribed to push from. */
+export type PushMessage = {
+  channel: 'push';
+  /** Our message id, also in the payload (`messageId`). */
+  id: string;
+  contactId: string;
+  notification: PushNotification;
+  /** How long the push service keeps it for a browser that is offline. */
+  ttlSeconds: number;
+  urgency: PushUrgency;
+  /** A newer message with the same topic replaces an undelivered older one (≤ 32 base64url characters). */
+  topic?: string;
+};
+
 export type TelegramMessage = {
   channel: 'telegram';
   /** Our message id (for logs; Telegram has no place for it). */
@@ -32,8 +60,8 @@ export type TelegramMessage = {
   parseMode?: 'HTML' | 'MarkdownV2';
 };
 
-/** One variant per channel; push adds its own. */
-export type OutgoingMessage = EmailMessage | TelegramMessage;
+/** One variant per channel. */
+export type OutgoingMessage = EmailMessage | PushMessage | TelegramMessage;
 
 export type SendFailure = {
   /**

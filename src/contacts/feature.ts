@@ -4,3 +4,4 @@ import { contactRoutes } from './routes.ts';
 export { installContactsChangedEffect } from './effects.ts';
 
 export const routes = contactRoutes;
+export { contactRetention as retention } from './retention.ts';

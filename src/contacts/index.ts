@@ -10,7 +10,7 @@ export { type ChangeScope, contactsChanged } from './effects.ts';
 export { identifyWithEmail } from './identify.ts';
 export { mergeContactRows } from './merge.ts';
 export { contactEventData } from './present.ts';
-export { type ContactRow, findContact, segmentExists } from './queries.ts';
+export { type ContactRow, findContact, findContactByEmail, segmentExists } from './queries.ts';
 export {
   AnonymousId,
   ContactId,
@@ -23,4 +23,4 @@ export {
   Phone,
   text,
 } from './schemas.ts';
-export { createContact, getContact, listContactPage } from './service.ts';
+export { createContact, getContact, listContactPage, patchContact } from './service.ts';

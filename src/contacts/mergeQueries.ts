@@ -6,7 +6,8 @@ import { ContactRow, contactColumns } from './queries.ts';
 
 /**
  * Moves events, segment memberships, enrollments, messages, score history, aliases, kept
- * anonymousIds and linked Telegram chats to the primary. An opt-out of either contact holds for the merged one.
+ * anonymousIds, linked Telegram chats and web push subscriptions (an anonymous visitor's browser)
+ * to the primary. An opt-out of either contact holds for the merged one.
  */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`
@@ -35,6 +36,9 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
             changed_at = excluded.changed_at
     ), moved_scores as (
       update score_changes set contact_id = ${primaryId}
+      where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
+    ), moved_push_subscriptions as (
+      update push_subscriptions set contact_id = ${primaryId}, updated_at = now()
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
     ), moved_anonymous_ids as (
       update contact_anonymous_ids set contact_id = ${primaryId}

@@ -22,6 +22,10 @@ export const ID_PREFIXES = {
   message: 'msg',
   delivery: 'dlv',
   invitation: 'inv',
+  pushSubscription: 'psb',
+  publishableKey: 'pkey',
+  form: 'frm',
+  formSubmission: 'fsub',
   feedbackEndpoint: 'fbe',
   feedbackReceipt: 'fbr',
 } as const;
@@ -103,4 +107,12 @@ export function newId(kind: IdKind): string {
 /** True when `value` has the shape of an id of this kind (used to answer 404 without a query). */
 export function looksLikeId(kind: IdKind, value: string): boolean {
   return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`).test(value);
+}
+
+/**
+ * The lowest id of this kind made at `time`: every id made before sorts below it. Lets a retention
+ * rule find old rows on the primary key alone, with no index on their time.
+ */
+export function firstIdAt(kind: IdKind, time: Date): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(time.getTime())}${'0'.repeat(16)}`;
 }

@@ -4,4 +4,5 @@ import { eventRoutes } from './routes.ts';
 
 export const routes = eventRoutes;
 export const jobs = () => [eventPartitionsJob];
-export { ensureEventPartitions } from './partitions.ts';
+export { EVENT_RETENTION_RULE, ensureEventPartitions, pruneExpiredEvents } from './partitions.ts';
+export { eventRetention as retention } from './retention.ts';

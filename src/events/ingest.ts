@@ -3,10 +3,10 @@
 // (contacts, segments, enrollments, scores, outgoing events) are there together, or none is.
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
-import { BadRequestError, ConflictError } from '../http/errors.ts';
+import { AppError, BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
-import { claimIdempotencyKeys } from './idempotency.ts';
+import { claimIdempotencyKeys, requestDigest } from './idempotency.ts';
 import type { IngestItem } from './ingestItem.ts';
 import { applySideEffects } from './pipeline.ts';
 import { type IngestedEvent, loadEvents, toNewEvent, toStoredEvent } from './present.ts';
@@ -20,24 +20,52 @@ export type { IngestedEvent } from './present.ts';
 export type IngestResult = { event: IngestedEvent; replayed: boolean };
 export type IngestSource = 'api' | 'batch' | 'webhook' | 'system';
 
-/** Positions whose key was seen earlier (in this request or before) and the event they replay. */
-async function claimKeys(tx: Tx, workspaceId: string, items: IngestItem[], eventIds: string[]) {
-  const firstWithKey = new Map<string, number>();
+/** A key used again with another body: a conflict, named by the item's position in a batch. */
+function reusedKey(source: IngestSource, position: number): AppError {
+  const detail =
+    'This idempotency key was already used for a request with a different body; use a new key ' +
+    '(a retry must repeat the request exactly).';
+  if (source !== 'batch') return new ConflictError(detail, 'idempotency-key-reused');
+  const path = `body.events.${position}`;
+  return new AppError(409, 'idempotency-key-reused', 'Conflict', `Item ${position}: ${detail}`, {
+    extra: { errors: [{ path, message: 'reuses an idempotency key with a different body' }] },
+  });
+}
+
+/**
+ * Positions whose key was seen earlier (in this request or before) and the event they replay. A
+ * key seen again with another body is a 409 (naming the batch item), never a silent replay.
+ */
+async function claimKeys(
+  tx: Tx,
+  workspaceId: string,
+  items: IngestItem[],
+  eventIds: string[],
+  source: IngestSource,
+) {
+  const firstWithKey = new Map<string, { position: number; digest: string }>();
   const replays = new Map<number, string>();
   for (const [position, item] of items.entries()) {
     const key = item.idempotencyKey;
     if (key === undefined) continue;
+    const digest = requestDigest(item);
     const first = firstWithKey.get(key);
-    if (first === undefined) firstWithKey.set(key, position);
-    else replays.set(position, eventIds[first]);
+    if (first === undefined) firstWithKey.set(key, { position, digest });
+    else if (first.digest !== digest) throw reusedKey(source, position);
+    else replays.set(position, eventIds[first.position]);
   }
-  const claims = [...firstWithKey].map(([key, position]) => ({ key, eventId: eventIds[position] }));
+  const claims = [...firstWithKey].map(([key, { position, digest }]) => ({
+    key,
+    eventId: eventIds[position],
+    digest,
+  }));
   const taken = await claimIdempotencyKeys(tx, workspaceId, claims);
-  for (const [key, eventId] of taken) {
+  for (const [key, claim] of taken) {
     const first = firstWithKey.get(key)!;
+    if (claim.digest !== null && claim.digest !== first.digest) throw reusedKey(source, first.position);
     for (const [position, replayed] of replays)
-      if (replayed === eventIds[first]) replays.set(position, eventId);
-    replays.set(first, eventId);
+      if (replayed === eventIds[first.position]) replays.set(position, claim.eventId);
+    replays.set(first.position, claim.eventId);
   }
   return replays;
 }
@@ -68,7 +96,7 @@ async function ingest(
 ): Promise<IngestResult[]> {
   const times = items.map((item) => checkTimestamp(item.timestamp));
   const eventIds = items.map(() => newId('event'));
-  const replays = await claimKeys(tx, workspaceId, items, eventIds);
+  const replays = await claimKeys(tx, workspaceId, items, eventIds, source);
   const freshPositions = items.map((_, position) => position).filter((position) => !replays.has(position));
   const fresh = freshPositions.map((position) => items[position]);
   const { contactIds, contacts, createdIds } = await resolveContacts(tx, workspaceId, fresh);

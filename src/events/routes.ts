@@ -18,7 +18,7 @@ const tags = ['Events'];
 const IDEMPOTENCY =
   'Send an `Idempotency-Key` header (or body `id`, at most 255 characters) to make retries safe: ' +
   'a retry with the same key within 24 hours (keys are kept 7 days) stores nothing and answers 200 ' +
-  'with the first event and `Idempotent-Replayed: true`. The same key with another event type is a 409.';
+  'with the first event and `Idempotent-Replayed: true`. The same key with a different body is a 409.';
 
 export const eventRoutes = [
   defineRoute({
@@ -62,7 +62,7 @@ export const eventRoutes = [
     },
     errors: {
       404: 'The workspace, or the contactId, does not exist here.',
-      409: 'The idempotency key was already used for an event of another type.',
+      409: 'The idempotency key was already used for a request with a different body.',
       503: {
         description:
           'Overloaded: the event waited longer than the service allows (INGEST_MAX_WAIT_MS) for a transaction and was not stored; retry after Retry-After.',
@@ -97,7 +97,10 @@ export const eventRoutes = [
     responses: { 201: { description: 'The events, in request order', schema: EventBatchResult } },
     errors: {
       404: 'The workspace, or an item’s contactId, does not exist here (the detail names the item).',
-      409: 'An idempotency key was already used for an event of another type.',
+      409:
+        'An item reuses an idempotency key (its `id`, or the header’s for its position) with a different ' +
+        'body, earlier or in this batch: nothing is stored; `detail` and `errors[0].path` ' +
+        '(`body.events.3`) name the item.',
     },
     handler: async ({ app, workspaceId, body, req }) => ({
       status: 201,

@@ -41,7 +41,8 @@ const PastTimestamp = z.iso
       `${CLOCK_SKEW_MS / 1000} seconds ahead of the server's clock (clock skew); later is a 400.`,
   });
 
-const trackingFields = {
+/** Where a tracked event came from: the page and its campaign tags (public events take them too). */
+export const trackingFields = {
   sessionId: text(200).optional(),
   pageUrl: text(2048).optional(),
   referrer: text(2048).optional(),

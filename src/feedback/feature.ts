@@ -2,3 +2,4 @@
 import { feedbackRoutes } from './routes.ts';
 
 export const routes = feedbackRoutes;
+export { feedbackRetention as retention } from './retention.ts';

@@ -3,13 +3,19 @@
 import type { Scope } from './scopes.ts';
 
 export type Access =
-  | { kind: 'public' }
+  /** via: the credential a public route checks itself (e.g. a publishable key), for the document. */
+  | { kind: 'public'; via?: { scheme: string; description: string } }
   | { kind: 'user' }
   /** scope: what an API key needs (null: keys refused); admin: sessions need the ADMIN role. */
   | { kind: 'workspace'; scope: Scope | null; admin: boolean };
 
 export const access = {
   public: { kind: 'public' } as Access,
+  /** A public route that checks its own credential: named in the document by its security scheme. */
+  publicWith: (scheme: string, description: string): Access => ({
+    kind: 'public',
+    via: { scheme, description },
+  }),
   user: { kind: 'user' } as Access,
   workspace: (scope: Scope | null, options: { admin?: boolean } = {}): Access => ({
     kind: 'workspace',
@@ -19,7 +25,7 @@ export const access = {
 };
 
 export function security(accessRule: Access): Record<string, string[]>[] {
-  if (accessRule.kind === 'public') return [];
+  if (accessRule.kind === 'public') return accessRule.via ? [{ [accessRule.via.scheme]: [] }] : [];
   if (accessRule.kind === 'user' || accessRule.scope === null) return [{ sessionCookie: [] }];
   return [{ sessionCookie: [] }, { bearerKey: [] }, { keyQuery: [] }];
 }
@@ -30,7 +36,7 @@ export function requiredRole(accessRule: Access & { kind: 'workspace' }): 'ADMIN
 }
 
 export function describeAccess(accessRule: Access): string {
-  if (accessRule.kind === 'public') return 'No authentication.';
+  if (accessRule.kind === 'public') return accessRule.via?.description ?? 'No authentication.';
   if (accessRule.kind === 'user') return 'Requires a signed-in session.';
   const who = accessRule.admin ? 'a session with the ADMIN role' : 'a session of any member';
   const key = accessRule.scope

@@ -19,7 +19,7 @@ import {
   ValidationError,
 } from './errors.ts';
 import { findJsonLimitBreach, type JsonLimits, jsonLimitsOf, refuseJsonLimitBreach } from './jsonLimits.ts';
-import { MALFORMED_JSON } from './malformedJson.ts';
+import { MALFORMED_JSON, OversizedBody } from './malformedJson.ts';
 import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
@@ -77,6 +77,13 @@ function isInboundWebhook(req: Request): boolean {
 const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
 
 /**
+ * Endpoints for browsers on customers' sites (/api/public/…): they authenticate by publishable
+ * key and answer CORS for its origins alone; no cookie is read, so they need neither the session
+ * nor the cross-site guard. The full path, lower-cased, as skipsSession reads it.
+ */
+const PUBLIC_API_PATH = /^\/api\/public\//;
+
+/**
  * Sessions only for requests that can use one. A request presenting an API key authenticates
  * with it alone (principal.ts), so loading its session would be a store query for nothing.
  * An empty `?key=` presents no key (the session decides). Pages and /api/auth keep sessions
@@ -85,6 +92,7 @@ const isProviderFeedback = (req: Request) => /^\/feedback\//i.test(req.path);
 function skipsSession(req: Request): boolean {
   // The full path, whatever the middleware's mount point; lower-cased because routing ignores case.
   const path = `${req.baseUrl}${req.path}`.toLowerCase();
+  if (PUBLIC_API_PATH.test(path)) return true;
   return presentsApiKey(req) && path.startsWith('/api/') && !path.startsWith('/api/auth/');
 }
 
@@ -176,6 +184,8 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
   guardStaticPaths(app, routes);
   for (const route of [...routes].sort(bySpecificity)) {
     app[route.method](route.expressPath, (req, res) => route.run(context, req, res));
+    const { preflight } = route;
+    if (preflight) app.options(route.expressPath, (req, res) => preflight(context, req, res));
   }
   const patterns = routes.map((route) => ({ route, pattern: pathPattern(route) }));
   // Unknown /api paths: 405 with Allow when the path exists with other methods, else 404.
@@ -197,7 +207,7 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
  * beyond the JSON limits is no receipt: it is refused before parsing, as on every other route.
  */
 const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
-  (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, next) : next()),
+  (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, oversizedAsBody(req, next)) : next()),
   (req, _res, next) => {
     if (!isInboundWebhook(req) || !Buffer.isBuffer(req.body)) return next();
     const breach = findJsonLimitBreach(req.body, limits);
@@ -213,6 +223,17 @@ const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
 ];
 
 const rawInbound = express.raw({ type: () => true, limit: BODY_LIMIT });
+
+/** A body over the limit reaches the inbound route as an OversizedBody (it answers the 413). */
+function oversizedAsBody(req: Request, next: NextFunction): NextFunction {
+  return (error?: unknown) => {
+    const failure = error as { type?: string; length?: number; received?: number } | undefined;
+    if (failure?.type !== 'entity.too.large') return next(error as Error);
+    const declared = Number(req.get('content-length'));
+    req.body = new OversizedBody(failure.length ?? (Number.isFinite(declared) ? declared : null));
+    next();
+  };
+}
 
 export type AppParts = {
   routes: RouteDefinition[];

@@ -80,6 +80,8 @@ export type RouteDefinition = {
   path: string;
   expressPath: string;
   run: (app: AppContext, req: Request, res: Response) => Promise<void>;
+  /** Answers the CORS preflight (OPTIONS) of a route browsers call from other origins. */
+  preflight?: (app: AppContext, req: Request, res: Response) => Promise<void>;
 };
 
 function parseWith<S extends Schema>(schema: S | undefined, value: unknown, location: string) {

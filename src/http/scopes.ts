@@ -15,6 +15,8 @@ export const SCOPES = [
   'channels:write',
   'messages:read',
   'messages:write',
+  'forms:read',
+  'forms:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

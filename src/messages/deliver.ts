@@ -10,15 +10,28 @@
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
-import { type OutgoingMessage, type SendOutcome, sendMessage } from '../channels/index.ts';
+import {
+  hasPushSubscription,
+  type OutgoingMessage,
+  type PushMessage,
+  type SendOutcome,
+  sendMessage,
+} from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
-import { renderEmail, renderText, TemplateError, type TemplateVariables } from '../templates/index.ts';
+import {
+  renderEmail,
+  renderText,
+  TemplateError,
+  type TemplateField,
+  type TemplateVariables,
+} from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
 import { recordFailure, recordOutcome } from './outcomes.ts';
 import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
 import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
 import { findSuppression } from './subscriptionQueries.ts';
 import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { isWebUrl, publicBase, signMessageToken } from './trackingTokens.ts';
 import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
@@ -58,13 +71,18 @@ export async function deliverMessage(
   }));
   return recordOutcome(app, claimed, {
     rendered: true,
-    recipient: outgoing.channel === 'email' ? outgoing.to : String(outgoing.chatId),
+    recipient: recipientOf(outgoing),
     ...fromSendOutcome(outcome),
   });
 }
 
 async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
   if (message.channel === 'email' && !context.email) return 'the contact has no email address';
+  if (
+    message.channel === 'push' &&
+    !(await hasPushSubscription(app.db, message.workspace_id, message.contact_id))
+  )
+    return 'the contact has no push subscription';
   if (message.channel === 'telegram' && context.telegram_chat_id === null)
     return 'the contact has no linked Telegram chat';
   return findSuppression(
@@ -125,7 +143,15 @@ function cacheKeyOf(message: MessageRow): string | undefined {
 
 function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   if (message.channel === 'telegram') return buildTelegram(app, message, context);
+  if (message.channel === 'push') return buildPush(app, message, context);
   return buildEmail(app, message, context);
+}
+
+/** What the row records as the recipient: the address or the chat (push goes to the contact's browsers). */
+function recipientOf(outgoing: OutgoingMessage): string | undefined {
+  if (outgoing.channel === 'email') return outgoing.to;
+  if (outgoing.channel === 'telegram') return String(outgoing.chatId);
+  return undefined;
 }
 
 /** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
@@ -163,5 +189,50 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
       url: unsubscribeUrl(app.config, message.id),
       token: signUnsubscribeToken(app.config, message.id),
     },
+  };
+}
+
+function renderPart(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
+  try {
+    return renderText(source, variables, cacheKey === undefined ? undefined : `${cacheKey}:${field}`);
+  } catch (error) {
+    if (error instanceof TemplateError) error.field = field;
+    throw error;
+  }
+}
+
+/** A rendered click or icon URL that is not http(s) (`javascript:`…) fails the message. */
+function renderUrl(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
+  const url = renderPart(field, source, variables, cacheKey).trim();
+  if (isWebUrl(url)) return url;
+  const error = new TemplateError(
+    `renders to ${JSON.stringify(url.slice(0, 100))}, not an http(s) URL`,
+    1,
+    1,
+  );
+  error.field = field;
+  throw error;
+}
+
+/** The step's title, body and URLs rendered as plain text; the push channel encrypts and sends. */
+function buildPush(app: Services, message: MessageRow, context: DeliveryContext): PushMessage {
+  const variables = templateVariables(app, message, context);
+  const key = cacheKeyOf(message);
+  const { subject, text, html, push = {} } = message.template;
+  return {
+    channel: 'push',
+    id: message.id,
+    contactId: message.contact_id,
+    notification: {
+      title: renderPart('title', subject, variables, key),
+      body: renderPart('body', text ?? html, variables, key),
+      ...(push.url ? { url: renderUrl('url', push.url, variables, key) } : {}),
+      ...(push.icon ? { icon: renderUrl('icon', push.icon, variables, key) } : {}),
+      ackUrl: `${publicBase(app.config)}/api/public/push/ack`,
+      ackToken: signMessageToken(app.config, 'push', message.id),
+    },
+    ttlSeconds: push.ttlSeconds ?? app.config.PUSH_TTL_SECONDS,
+    urgency: push.urgency ?? 'normal',
+    ...(push.topic ? { topic: push.topic } : {}),
   };
 }

@@ -6,3 +6,4 @@ export { installUnsubscribePages as pages } from './unsubscribePages.ts';
 
 export const routes = messageRoutes;
 export const jobs = messageJobs;
+export { messageRetention as retention } from './retention.ts';

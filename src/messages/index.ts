@@ -13,6 +13,7 @@ export {
   recordDelivered,
 } from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
+export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,
   type Channel,
@@ -23,7 +24,7 @@ export {
 } from './queries.ts';
 export { TrackingSwitches } from './schemas.ts';
 export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
-export { findSuppression, isSubscribed } from './subscriptionQueries.ts';
+export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {
   isWebUrl,

@@ -11,10 +11,22 @@ export type Channel = (typeof CHANNELS)[number];
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'bounced', 'suppressed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
+export const PUSH_URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
+
+/** A push step's notification options (its title is `subject`, its body `text`). */
+export const PushOptions = z.object({
+  url: z.string().nullish(),
+  icon: z.string().nullish(),
+  urgency: z.enum(PUSH_URGENCIES).nullish(),
+  ttlSeconds: z.number().int().nullish(),
+  topic: z.string().nullish(),
+});
+
 export const MessageTemplate = z.object({
   subject: z.string(),
   html: z.string(),
   text: z.string().nullish(),
+  push: PushOptions.optional(),
   /** A Telegram step's parse mode (its text is in `text`). */
   parseMode: z.enum(['HTML', 'MarkdownV2']).nullish(),
 });

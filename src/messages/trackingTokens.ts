@@ -54,8 +54,9 @@ export function isWebUrl(url: string): boolean {
   }
 }
 
-export type TrackingTokenKind = 'open' | 'honeypot';
-const PREFIX = { open: 'o', honeypot: 'h' } as const;
+/** open and honeypot: tracking pixels and traps; push: a web push message's delivery and click acks. */
+export type TrackingTokenKind = 'open' | 'honeypot' | 'push';
+const PREFIX = { open: 'o', honeypot: 'h', push: 'p' } as const;
 
 export function signMessageToken(config: Config, kind: TrackingTokenKind, messageId: string): string {
   const [key] = keyRing(config);

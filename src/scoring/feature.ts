@@ -4,3 +4,4 @@ import { scoringRoutes } from './routes.ts';
 
 export const routes = scoringRoutes;
 export const jobs = scoringJobs;
+export { scoringRetention as retention } from './retention.ts';

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Config, config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
 
 /** What a table stores for one secret: every part base64, none of it the secret in clear. */
 export const StoredSecret = z.object({
@@ -84,4 +85,57 @@ export function decryptSecret(stored: StoredSecret, context = '', ring: KeyRing 
 /** Whether a stored secret was sealed under a key other than the current one (for re-sealing on rotation). */
 export function needsResealing(stored: StoredSecret, ring: KeyRing = defaultRing()): boolean {
   return stored.keyId !== ring.current.id;
+}
+
+/** How long an opened secret stays in memory; short, so a removed key or a rotated row soon counts. */
+const OPENED_TTL_MS = 5 * 60 * 1000;
+/** Cleared wholesale past this, so rotated secrets do not pile up. */
+const OPENED_MAX = 10_000;
+const opened = new Map<string, { plain: string; until: number }>();
+
+/**
+ * decryptSecret with a brief memory: signing every webhook attempt must not pay a decryption each
+ * time. Keyed by the sealed value and its context together, so a value copied to another row or
+ * field still fails there; a key missing from the ring fails as soon as the entry expires.
+ */
+export function decryptSecretCached(
+  stored: StoredSecret,
+  context = '',
+  ring: KeyRing = defaultRing(),
+): string {
+  const cacheKey = `${stored.keyId}.${stored.iv}.${stored.tag}.${stored.ciphertext}\u0000${context}`;
+  const now = Date.now();
+  const hit = opened.get(cacheKey);
+  if (hit && hit.until > now) return hit.plain;
+  const plain = decryptSecret(stored, context, ring);
+  if (opened.size >= OPENED_MAX) opened.clear();
+  opened.set(cacheKey, { plain, until: now + OPENED_TTL_MS });
+  return plain;
+}
+
+/** The ring of this process (for re-sealing under the current key). */
+export function currentKeyRing(): KeyRing {
+  return defaultRing();
+}
+
+/**
+ * A table holding sealed secrets, as `switchboard secrets rotate-key` sees it. Each feature that
+ * stores secrets exports one; the composition layer lists them (src/app/secretStores.ts).
+ */
+export type SecretStore = {
+  /** The table (and column) it covers, for progress output. */
+  name: string;
+  /** Rows holding a value sealed under another key than the current one. */
+  countStale: (db: Db) => Promise<number>;
+  /** Re-seals up to `limit` such rows under the current key, in one short transaction; returns how many. */
+  resealBatch: (db: Db, limit: number) => Promise<number>;
+};
+
+/** The same secret sealed again under the current key (key rotation); the context stays. */
+export function resealSecret(
+  stored: StoredSecret,
+  context = '',
+  ring: KeyRing = defaultRing(),
+): StoredSecret {
+  return encryptSecret(decryptSecret(stored, context, ring), context, ring);
 }

@@ -4,3 +4,4 @@ import { telegramRoutes } from './routes.ts';
 
 export const routes = telegramRoutes;
 export const jobs = telegramJobs;
+export { telegramRetention as retention } from './retention.ts';

@@ -2,12 +2,13 @@
 // source so a caller can answer "step 2, subject, line 3: undefined filter: evil".
 import { AssertionError, LiquidError } from 'liquidjs';
 
-export type TemplateField = 'subject' | 'html' | 'text';
+/** An email's parts, and a push notification's. */
+export type TemplateField = 'subject' | 'html' | 'text' | 'title' | 'body' | 'url' | 'icon';
 
 export class TemplateError extends Error {
   readonly line: number;
   readonly column: number;
-  /** Which part of an email failed; set by renderEmail, absent for single-source renders. */
+  /** Which part failed; set by renderEmail and by push rendering, absent for single-source renders. */
   field?: TemplateField;
 
   constructor(message: string, line: number, column: number) {

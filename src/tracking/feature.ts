@@ -6,3 +6,4 @@ export { installTrackingPages as pages } from './pages.ts';
 
 export const routes = trackingRoutes;
 export const jobs = trackingJobs;
+export { trackingRetention as retention } from './retention.ts';

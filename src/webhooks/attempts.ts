@@ -35,6 +35,10 @@ const SKIPPED: Omit<AttemptResult, 'durationMs'> = {
 
 export async function performAttempt(deps: AttemptDeps, attempt: ClaimedAttempt): Promise<Outcome> {
   const startedAt = new Date().toISOString();
+  if (attempt.secretError !== null) {
+    // Retried on the schedule: restoring the key to ENCRYPTION_KEY lets a later attempt sign.
+    return { attempt, startedAt, result: { ...SKIPPED, error: attempt.secretError, durationMs: 0 } };
+  }
   if (!attempt.active || attempt.url === null || attempt.secrets.length === 0) {
     return { attempt, startedAt, result: { ...SKIPPED, durationMs: 0 } };
   }

@@ -21,13 +21,14 @@ export const DeliveryRow = z.object({
   duration_ms: z.number().int(),
   error: z.string().nullable(),
   success: z.boolean(),
+  request_bytes: z.number().int().nullable(),
   created_at: z.string(),
 });
 export type DeliveryRow = z.infer<typeof DeliveryRow>;
 
 const columns = sql.fragment`
   id, workspace_id, endpoint_id, message_id, direction, event, attempt, trigger, url, response_status,
-  response_body, duration_ms, error, success, created_at
+  response_body, duration_ms, error, success, request_bytes, created_at
 `;
 
 export type DeliveryFilter = {
@@ -97,15 +98,17 @@ export type InboundDeliveryRow = {
   idempotencyKey: string | null;
   /** Set on a hex-signed receipt that created an event: what a replay of the same body matches. */
   bodyDigest?: string | null;
+  /** Set on a receipt refused for its size: how big the body was. */
+  requestBytes?: number | null;
 };
 
 export async function insertInboundDelivery(db: Db, row: InboundDeliveryRow): Promise<void> {
   await db.query(sql.typeAlias('void')`
     insert into webhook_deliveries (workspace_id, id, endpoint_id, direction, event, attempt, url,
-      response_status, response_body, duration_ms, error, success, idempotency_key, body_digest)
+      response_status, response_body, duration_ms, error, success, idempotency_key, body_digest, request_bytes)
     values (${row.workspaceId}, ${row.id}, ${row.endpointId}, 'INBOUND', ${row.event}, 1, ${row.url},
       ${row.responseStatus}, ${row.responseBody}, ${row.durationMs}, ${row.error}, ${row.success},
-      ${row.idempotencyKey}, ${row.bodyDigest ?? null})
+      ${row.idempotencyKey}, ${row.bodyDigest ?? null}, ${row.requestBytes ?? null})
   `);
 }
 

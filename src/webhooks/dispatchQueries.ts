@@ -2,6 +2,7 @@
 // claiming due attempts under a lease. Recording their outcomes is in outcomeQueries.ts.
 import { z } from 'zod';
 import { type Db, sql, type Tx } from '../db/pool.ts';
+import { liveStoredSecrets, openLiveSecrets, StoredSigningSecret } from './signingSecrets.ts';
 
 const OutgoingEventRow = z.object({
   id: z.string(),
@@ -23,23 +24,24 @@ export async function claimOutgoingEvents(tx: Tx, limit: number) {
   `);
 }
 
-const TargetRow = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  events: z.array(z.string()),
-  url: z.string(),
-  secrets: z.array(z.string()),
-});
+const TargetRow = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    events: z.array(z.string()),
+    url: z.string(),
+    stored_secrets: z.array(StoredSigningSecret),
+  })
+  .transform(({ stored_secrets, ...row }) => ({
+    ...row,
+    ...openLiveSecrets(row.workspace_id, row.id, stored_secrets),
+  }));
 export type TargetRow = z.infer<typeof TargetRow>;
-
-/** Every secret that signs now: the current one, and the previous one during its grace period. */
-const liveSecrets = sql.fragment`
-  array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end], null)
-`;
 
 export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly string[]) {
   return tx.any(sql.type(TargetRow)`
-    select e.id, e.workspace_id, e.events, e.url, ${liveSecrets} as secrets from webhook_endpoints e
+    select e.id, e.workspace_id, e.events, e.url, ${liveStoredSecrets} as stored_secrets
+    from webhook_endpoints e
     where e.workspace_id = any(${sql.array(workspaceIds as string[], 'text')})
       and e.active and e.direction = 'OUTBOUND'
   `);
@@ -98,20 +100,26 @@ export async function markFannedOut(
   `);
 }
 
-export const ClaimedAttempt = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  message_id: z.string(),
-  endpoint_id: z.string(),
-  attempt: z.number().int(),
-  trigger: z.enum(['scheduled', 'manual']),
-  schedule_index: z.number().int().nullable(),
-  event: z.string(),
-  body: z.string(),
-  url: z.string().nullable(),
-  active: z.boolean(),
-  secrets: z.array(z.string()),
-});
+export const ClaimedAttempt = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    message_id: z.string(),
+    endpoint_id: z.string(),
+    attempt: z.number().int(),
+    trigger: z.enum(['scheduled', 'manual']),
+    schedule_index: z.number().int().nullable(),
+    event: z.string(),
+    body: z.string(),
+    url: z.string().nullable(),
+    active: z.boolean(),
+    stored_secrets: z.array(StoredSigningSecret),
+  })
+  // Opened here, once per claim (and briefly cached), so a send only signs.
+  .transform(({ stored_secrets, ...row }) => ({
+    ...row,
+    ...openLiveSecrets(row.workspace_id, row.endpoint_id, stored_secrets),
+  }));
 export type ClaimedAttempt = z.infer<typeof ClaimedAttempt>;
 
 /**
@@ -139,7 +147,7 @@ export async function claimAttempts(
       returning a.*
     )
     select c.id, c.workspace_id, c.message_id, c.endpoint_id, c.attempt, c.trigger, c.schedule_index,
-      m.event, m.body, e.url, e.active, ${liveSecrets} as secrets
+      m.event, m.body, e.url, e.active, ${liveStoredSecrets} as stored_secrets
     from claimed c
     join webhook_messages m on m.workspace_id = c.workspace_id and m.id = c.message_id
     join webhook_endpoints e on e.workspace_id = c.workspace_id and e.id = c.endpoint_id

@@ -2,6 +2,8 @@
 // inbound URL carries only the endpoint id, which is global and unguessable (a ULID).
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import type { StoredSecret } from '../secrets/index.ts';
+import { StoredSigningSecret } from './signingSecrets.ts';
 
 export const EndpointRow = z.object({
   id: z.string(),
@@ -11,8 +13,9 @@ export const EndpointRow = z.object({
   url: z.string().nullable(),
   events: z.array(z.string()),
   signature_scheme: z.enum(['hex', 'standard', 'either']),
-  secret: z.string().nullable(),
-  previous_secret: z.string().nullable(),
+  /** Sealed (or, before the migration step sealed it, clear text); opened in signingSecrets.ts. */
+  secret: StoredSigningSecret.nullable(),
+  previous_secret: StoredSigningSecret.nullable(),
   previous_secret_expires_at: z.string().nullable(),
   active: z.boolean(),
   disabled_reason: z.string().nullable(),
@@ -23,7 +26,9 @@ export type EndpointRow = z.infer<typeof EndpointRow>;
 export type SignatureScheme = EndpointRow['signature_scheme'];
 
 const columns = sql.fragment`
-  id, workspace_id, name, direction, url, events, signature_scheme, secret, previous_secret,
+  id, workspace_id, name, direction, url, events, signature_scheme,
+  coalesce(secret_sealed, to_jsonb(secret_plaintext)) as secret,
+  coalesce(previous_secret_sealed, to_jsonb(previous_secret_plaintext)) as previous_secret,
   previous_secret_expires_at,
   active, disabled_reason, created_at, updated_at
 `;
@@ -38,15 +43,16 @@ export async function insertEndpoint(
     url: string | null;
     events: readonly string[];
     signatureScheme: SignatureScheme;
-    secret: string | null;
+    secret: StoredSecret | null;
     active: boolean;
   },
 ): Promise<EndpointRow> {
   return db.one(sql.type(EndpointRow)`
     insert into webhook_endpoints (id, workspace_id, name, direction, url, events, signature_scheme,
-      secret, active)
+      secret_sealed, active)
     values (${input.id}, ${input.workspaceId}, ${input.name}, ${input.direction}, ${input.url},
-            ${sql.array(input.events as string[], 'text')}, ${input.signatureScheme}, ${input.secret},
+            ${sql.array(input.events as string[], 'text')}, ${input.signatureScheme},
+            ${input.secret === null ? null : sql.jsonb(input.secret)},
             ${input.active})
     returning ${columns}
   `);
@@ -124,15 +130,17 @@ export async function rotateEndpointSecret(
   db: Db,
   workspaceId: string,
   endpointId: string,
-  secret: string,
+  secret: StoredSecret,
   graceSeconds: number,
 ) {
   return db.maybeOne(sql.type(EndpointRow)`
     update webhook_endpoints set
-      previous_secret = secret,
-      previous_secret_expires_at = case when secret is null then null
+      previous_secret_sealed = secret_sealed,
+      previous_secret_plaintext = secret_plaintext,
+      previous_secret_expires_at = case when secret_sealed is null and secret_plaintext is null then null
                                         else now() + ${graceSeconds} * interval '1 second' end,
-      secret = ${secret},
+      secret_sealed = ${sql.jsonb(secret)},
+      secret_plaintext = null,
       updated_at = now()
     where workspace_id = ${workspaceId} and id = ${endpointId}
     returning ${columns}

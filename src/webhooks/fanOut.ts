@@ -64,6 +64,7 @@ function asClaimed({ message, endpoint }: Planned): ClaimedAttempt {
     url: endpoint.url,
     active: true,
     secrets: endpoint.secrets,
+    secretError: endpoint.secretError,
   };
 }
 

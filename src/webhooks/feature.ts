@@ -6,3 +6,5 @@ import { webhookRoutes } from './routes.ts';
 export const routes = webhookRoutes;
 export const workerServices = [webhookDispatcher];
 export const commands = installWebhookCommands;
+export { webhookRetention as retention } from './retention.ts';
+export { sealPlaintextSecrets, webhookSecretStore as secretStore } from './signingSecrets.ts';

@@ -14,16 +14,18 @@ import {
   AppError,
   BadRequestError,
   NotFoundError,
+  PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
 } from '../http/errors.ts';
-import { MALFORMED_JSON } from '../http/malformedJson.ts';
+import { MALFORMED_JSON, OversizedBody } from '../http/malformedJson.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { findInboundReceipt, insertInboundDelivery, lockAndFindBodyReceipt } from './deliveryQueries.ts';
 import { type EndpointRow, findEndpointById, type SignatureScheme } from './endpointQueries.ts';
 import { type InboundPayload, InboundPayloadSchema } from './schemas.ts';
 import { RESPONSE_BODY_LIMIT } from './sender.ts';
 import { verifyHex, verifyStandard } from './signing.ts';
+import { openLiveSecrets, type StoredSigningSecret } from './signingSecrets.ts';
 
 export type InboundRequest = {
   endpointId: string;
@@ -43,10 +45,18 @@ function liveSecrets(endpoint: EndpointRow): string[] {
     endpoint.previous_secret !== null &&
     endpoint.previous_secret_expires_at !== null &&
     Date.parse(endpoint.previous_secret_expires_at) > Date.now();
-  return [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter(
-    (s): s is string => s !== null,
+  const stored = [endpoint.secret, previousLive ? endpoint.previous_secret : null].filter(
+    (s): s is StoredSigningSecret => s !== null,
   );
+  const opened = openLiveSecrets(endpoint.workspace_id, endpoint.id, stored);
+  // A secret that cannot be opened verifies nothing: the sender is refused, never let through.
+  if (opened.secretError !== null) throw new UnauthorizedError(UNVERIFIABLE);
+  return opened.secrets;
 }
+
+const UNVERIFIABLE =
+  'This endpoint’s signing secret cannot be read by the service (its encryption key is not configured); ' +
+  'ask the workspace administrator to rotate the endpoint’s secret.';
 
 /** Which signature a request was accepted with; replays are guarded differently for each. */
 type Verified = 'unsigned' | 'hex' | 'standard';
@@ -186,8 +196,40 @@ function asPayloadError(error: unknown): unknown {
   return new ValidationError([{ path: 'body.contactId', message: error.message }]);
 }
 
+/**
+ * A body over the limit was not read: a known INBOUND endpoint records the refused receipt (status
+ * 413 and the size, never the body), so the sender's failures show in its delivery log.
+ */
+async function refuseOversized(
+  app: AppContext,
+  request: InboundRequest,
+  body: OversizedBody,
+): Promise<never> {
+  const refusal = new PayloadTooLargeError('1 MB');
+  const endpoint = await findEndpointById(app.db, request.endpointId);
+  if (endpoint?.direction === 'INBOUND') {
+    const size = body.bytes === null ? 'a body' : `a body of ${body.bytes} bytes`;
+    await insertInboundDelivery(app.db, {
+      id: newId('delivery'),
+      workspaceId: endpoint.workspace_id,
+      endpointId: endpoint.id,
+      event: null,
+      url: request.path,
+      responseStatus: 413,
+      responseBody: refusal.message,
+      durationMs: 0,
+      error: `${size} over the 1 MB limit: refused unread, not stored`,
+      success: false,
+      idempotencyKey: null,
+      requestBytes: body.bytes,
+    });
+  }
+  throw refusal;
+}
+
 export async function receiveInbound(app: AppContext, request: InboundRequest): Promise<Received> {
   const started = performance.now();
+  if (request.body instanceof OversizedBody) return refuseOversized(app, request, request.body);
   const endpoint = await findEndpointById(app.db, request.endpointId);
   if (endpoint?.direction !== 'INBOUND')
     throw new NotFoundError('Inbound webhook endpoint', `No inbound webhook endpoint ${request.endpointId}.`);

@@ -35,6 +35,9 @@ export const inboundRoutes = [
     errors: {
       401: 'The endpoint has a secret and the request carries no valid signature.',
       404: 'No such INBOUND endpoint, or it is disabled.',
+      413:
+        'The body is larger than 1 MB. It is not read; at a known INBOUND endpoint the refusal is recorded ' +
+        'as a failed receipt (status 413, `requestBytes`, no body).',
     },
     handler: async ({ app, params, body, req }) => ({
       status: 200,

@@ -186,6 +186,10 @@ export const DeliverySchema = z
     durationMs: z.number().int(),
     error: z.string().nullable(),
     success: z.boolean(),
+    requestBytes: z.number().int().nullable().openapi({
+      description:
+        'Inbound receipts refused for their size (413): the size of the body, which was not stored.',
+    }),
     createdAt: Timestamp,
   })
   .openapi('WebhookDelivery');

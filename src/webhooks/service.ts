@@ -30,6 +30,7 @@ import {
   unknownEventTypeIssues,
 } from './schemas.ts';
 import { generateSecret } from './signing.ts';
+import { sealSigningSecret } from './signingSecrets.ts';
 
 export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
@@ -63,6 +64,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
     durationMs: row.duration_ms,
     error: row.error,
     success: row.success,
+    requestBytes: row.request_bytes,
     createdAt: row.created_at,
   };
 }
@@ -96,18 +98,20 @@ export async function createEndpoint(
   input: CreateEndpointInput,
 ) {
   if (input.url) checkUrlAllowed(config, input.url);
+  const id = newId('webhookEndpoint');
+  const secret = input.signed ? generateSecret() : null;
   const row = await insertEndpoint(db, {
-    id: newId('webhookEndpoint'),
+    id,
     workspaceId,
     name: input.name ?? defaultName(input),
     direction: input.direction,
     url: input.url ?? null,
     events: input.events ?? [],
     signatureScheme: input.signatureScheme ?? 'either',
-    secret: input.signed ? generateSecret() : null,
+    secret: secret === null ? null : sealSigningSecret(workspaceId, id, secret),
     active: input.active,
   });
-  return { ...toEndpoint(row), secret: row.secret };
+  return { ...toEndpoint(row), secret };
 }
 
 export async function listEndpoints(db: Db, workspaceId: string) {
@@ -160,16 +164,17 @@ export async function removeEndpoint(db: Db, workspaceId: string, endpointId: st
 }
 
 export async function rotateSecret(db: Db, workspaceId: string, endpointId: string) {
+  const secret = generateSecret();
   const row = await rotateEndpointSecret(
     db,
     workspaceId,
     endpointId,
-    generateSecret(),
+    sealSigningSecret(workspaceId, endpointId, secret),
     ROTATION_GRACE_SECONDS,
   );
   if (!row)
     throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
-  return { ...toEndpoint(row), secret: row.secret, previousSecretExpiresAt: row.previous_secret_expires_at };
+  return { ...toEndpoint(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at };
 }
 
 export async function listDeliveryPage(

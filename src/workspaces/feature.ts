@@ -8,3 +8,4 @@ export { listWorkspacesOfUser } from './queries.ts';
 
 export const routes = [...workspaceRoutes, ...invitationRoutes];
 export const commands = installWorkspaceCommands;
+export { workspaceRetention as retention } from './retention.ts';

@@ -103,6 +103,48 @@ describe('events: batch', () => {
     ).to.equal(3);
   });
 
+  it('answers 409 naming the item that reuses an idempotency key with a different body, and stores nothing', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    const headers = { 'idempotency-key': 'batch-409' };
+    const events = [{ type: 'a' }, { type: 'b', metadata: { n: 1 } }, { type: 'c', id: 'own-key' }];
+    expect((await admin.post(`${base}/events/batch`, { events }, { headers })).status).to.equal(201);
+    const before = await stored(workspaceId);
+
+    // The same header, item 1 changed (same type, other metadata): not a replay.
+    const changed = [events[0], { type: 'b', metadata: { n: 2 } }, { type: 'd' }];
+    const conflict = expectProblem(
+      await admin.post(`${base}/events/batch`, { events: changed }, { headers }),
+      409,
+    );
+    expect(conflict.detail).to.match(/^Item 1: /);
+    expect((conflict as { errors?: unknown }).errors).to.deep.equal([
+      { path: 'body.events.1', message: 'reuses an idempotency key with a different body' },
+    ]);
+    // An item's own id, used before with another body.
+    const reused = expectProblem(
+      await admin.post(`${base}/events/batch`, {
+        events: [{ type: 'x' }, { type: 'c', id: 'own-key', metadata: {} }],
+      }),
+      409,
+    );
+    expect(reused.detail).to.match(/^Item 1: /);
+    // Twice in one batch with different bodies.
+    const twice = expectProblem(
+      await admin.post(`${base}/events/batch`, {
+        events: [
+          { type: 'e', id: 'twice' },
+          { type: 'f', id: 'twice' },
+        ],
+      }),
+      409,
+    );
+    expect(twice.detail).to.match(/^Item 1: /);
+    expect(await stored(workspaceId)).to.equal(before);
+    // A single event with a used key and another body: 409 too; with the same body, a replay.
+    expectProblem(await admin.post(`${base}/events`, { type: 'c', id: 'own-key', metadata: { x: 1 } }), 409);
+    expect((await admin.post(`${base}/events`, { type: 'c', id: 'own-key' })).status).to.equal(200);
+  });
+
   it('needs events:write', async () => {
     const { base, withScopes } = await workspace();
     const reader = await withScopes(['events:read', 'contacts:write']);

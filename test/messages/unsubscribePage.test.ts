@@ -1,31 +1,14 @@
 // The unsubscribe page in a real browser (headless Chromium through puppeteer-core): opening it
 // changes nothing; pressing "everything" opts the contact out globally, with no cookie involved.
 import { expect } from 'chai';
-import type { Browser } from 'puppeteer-core';
-import { launchChromium } from '../support/browser.ts';
+import { suiteChromium } from '../support/browser.ts';
 import { server } from '../support/server.ts';
-import {
-  makeContact,
-  messagingWorkspace,
-  outgoing,
-  type Sink,
-  sendHi,
-  startSink,
-  waitForStatus,
-} from './support.ts';
+import { makeContact, messagingWorkspace, outgoing, sendHi, suiteSink, waitForStatus } from './support.ts';
 
 describe('unsubscribe page in headless Chromium', function () {
   this.timeout(60_000);
-  let sink: Sink;
-  let browser: Browser;
-  before(async () => {
-    sink = await startSink();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await sink.close();
-  });
+  const sink = suiteSink();
+  const chromium = suiteChromium();
 
   it('shows the choice without changing anything, and the "everything" button unsubscribes from all', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
@@ -35,7 +18,7 @@ describe('unsubscribe page in headless Chromium', function () {
     const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
     const link = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
 
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     const opened = await page.goto(server().baseUrl + link.pathname);
     expect(opened?.status()).to.equal(200);
     expect(await page.$$eval('button', (buttons) => buttons.map((b) => b.textContent))).to.deep.equal([

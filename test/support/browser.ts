@@ -11,3 +11,13 @@ export function launchChromium(): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   });
 }
+
+/** Chromium for the enclosing describe block: `holder.browser` is set before its tests run. */
+export function suiteChromium(): { browser: Browser } {
+  const holder = {} as { browser: Browser };
+  before(async () => {
+    holder.browser = await launchChromium();
+  });
+  after(() => holder.browser?.close());
+  return holder;
+}

@@ -15,6 +15,8 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
   return {
     PATH: process.env.PATH,
     DATABASE_URL: server().databaseUrl,
+    // The test server's: its generated ENCRYPTION_KEY (webhook and channel secrets) lives there.
+    DATA_DIR: process.env.DATA_DIR,
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     ...extra,

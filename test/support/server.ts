@@ -16,6 +16,12 @@ export const TEST_ENV: Record<string, string> = {
   SIGNIN_MAX_FAILURES_PER_IP: '1000',
   // Every test registers from 127.0.0.1; the registration limit has tests of its own (other addresses).
   REGISTRATION_MAX_PER_IP: '1000000',
+  // Every test calls the public endpoints from 127.0.0.1; their limits have tests of their own.
+  PUBLIC_RATE_LIMIT_PER_IP: '1000000',
+  FORM_RATE_LIMIT_PER_IP: '1000000',
+  // Web push goes to a local HTTPS fake push service (test/push/fakePushService.ts) and its CA.
+  PUSH_ALLOW_ANY_ENDPOINT: 'true',
+  PUSH_CA_FILE: new URL('../push/fixtures/ca.pem', import.meta.url).pathname,
 };
 
 type Running = {

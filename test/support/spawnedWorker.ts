@@ -14,7 +14,15 @@ export function startWorker(databaseUrl: string, env: Record<string, string>): C
   return spawn(process.execPath, [path.join(ROOT, 'bin/worker.ts')], {
     cwd: ROOT,
     stdio: 'ignore',
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
+    // DATA_DIR: the test server's, whose generated ENCRYPTION_KEY sealed the endpoints' secrets.
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: process.env.DATA_DIR,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
   });
 }
 

@@ -168,10 +168,26 @@ describe('inbound webhooks', () => {
     expectProblem(await post('whe_01JD0000000000000000000000', body), 404);
   });
 
-  it('answers 413 for bodies over 1 MB', async () => {
-    const { endpoint } = await inboundSetup({ signed: false });
+  it('answers 413 for bodies over 1 MB and records the refused receipt: status, size, no body', async () => {
+    const { client, workspaceId, endpoint } = await inboundSetup({ signed: false });
     const huge = JSON.stringify({ type: 'signup', metadata: { blob: 'x'.repeat(1_100_000) } });
     expectProblem(await post(endpoint.id, huge), 413);
+    const [record] = await deliveries(client, workspaceId);
+    expect(record).to.include({
+      direction: 'INBOUND',
+      endpointId: endpoint.id,
+      success: false,
+      responseStatus: 413,
+      requestBytes: Buffer.byteLength(huge),
+      event: null,
+    });
+    expect(record.error).to.contain('over the 1 MB limit');
+    expect(JSON.stringify(record)).not.to.contain('xxxxxxxx');
+    // Nothing else: no event, and an unknown endpoint still answers 413 with no record anywhere.
+    expect((await client.get(`/api/workspaces/${workspaceId}/events`)).body).to.have.length(0);
+    expectProblem(await post('whe_01JD0000000000000000000000', huge), 413);
+    // The connection stays usable: the next receipt at the endpoint is processed as usual.
+    expect((await post(endpoint.id, JSON.stringify({ type: 'signup' }))).status).to.equal(200);
   });
 
   it('returns the first result for a repeated webhook-id or Idempotency-Key and creates nothing new', async () => {

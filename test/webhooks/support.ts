@@ -114,6 +114,7 @@ export type DeliveryRecord = {
   responseBody: string | null;
   durationMs: number;
   error: string | null;
+  requestBytes?: number | null;
   success: boolean;
   createdAt: string;
 };

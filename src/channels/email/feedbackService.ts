@@ -14,6 +14,7 @@ import {
 } from './feedbackQueries.ts';
 import type { PutPostmarkFeedbackBody } from './feedbackSchemas.ts';
 
+// The context channelSecretStores (key rotation) rebuilds: keep the two in step.
 const secretContext = (workspaceId: string, name: string) => `${workspaceId}:feedback:postmark:${name}`;
 
 type PostmarkSettings = { basicAuth: { username: string } | null; header: { name: string } | null };

@@ -8,6 +8,7 @@ import type { Db } from '../../db/pool.ts';
 import { NotFoundError, ValidationError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret, type StoredSecret } from '../../secrets/index.ts';
 import { type ChannelConfigRow, findChannelConfig, upsertChannelConfig } from '../queries.ts';
+import { channelSecretContext } from '../secretStore.ts';
 import type { PutEmailConfigBody } from './schemas.ts';
 import { checkSmtpHostAtSave } from './target.ts';
 
@@ -35,7 +36,7 @@ type Server = {
   password?: string | null;
 };
 
-const secretContext = (workspaceId: string, name: string) => `${workspaceId}:email:${name}`;
+const secretContext = (workspaceId: string, name: string) => channelSecretContext(workspaceId, 'email', name);
 
 /** Host, port, TLS and credentials from `smtpUrl` or from the separate fields (one or the other). */
 function serverOf(body: PutEmailConfigBody): Server {

@@ -14,6 +14,7 @@ import {
   findChannelConfig,
   upsertChannelConfig,
 } from '../queries.ts';
+import { channelSecretContext } from '../secretStore.ts';
 import { botApi, describeTelegramError, GrammyError } from './api.ts';
 
 export type TelegramSettings = {
@@ -29,7 +30,8 @@ export const TELEGRAM_WEBHOOK_PATH = '/api/telegram/updates/{workspaceId}';
 /** The updates the bot's webhook asks for: text messages and the bot's own membership (blocked). */
 const ALLOWED_UPDATES = ['message', 'my_chat_member'] as const;
 
-const secretContext = (workspaceId: string, name: string) => `${workspaceId}:telegram:${name}`;
+const secretContext = (workspaceId: string, name: string) =>
+  channelSecretContext(workspaceId, 'telegram', name);
 
 export function telegramWebhookUrl(config: Config, workspaceId: string): string {
   const base = (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, '');

@@ -1,0 +1,115 @@
+// A submission, in one transaction: the contact found by email (or made), the submission row, the
+// stored event `form.submitted` through the ingest pipeline (segments, triggers, scores), the
+// webhook `form.submitted`, and with double opt-in the confirmation email. All of it commits or
+// none does; invalid input never gets here (values.ts).
+//
+// Anyone can type any address into a public form, so a submission fills in what a known contact
+// lacks and never overwrites it; and without double opt-in it never resubscribes a contact that
+// opted out. With double opt-in, a contact this submission made stays unsubscribed from email
+// until the link is followed.
+import { type ContactRow, createContact, findContactByEmail, patchContact } from '../contacts/index.ts';
+import { newId } from '../db/ids.ts';
+import type { Tx } from '../db/pool.ts';
+import { runAsWorkspace } from '../db/workspaceShare.ts';
+import { ingestEvents } from '../events/index.ts';
+import type { AppContext } from '../http/context.ts';
+import { ConflictError } from '../http/errors.ts';
+import { setSubscription } from '../messages/index.ts';
+import { emit } from '../outbox/emit.ts';
+import { sendConfirmation } from './confirmation.ts';
+import { type FormRow, insertSubmission, type SubmissionRow } from './queries.ts';
+import type { Submitted } from './values.ts';
+
+type ContactValues = {
+  email: string;
+  fields: { firstName?: string; lastName?: string; phone?: string };
+  attributes: Record<string, unknown>;
+};
+
+function contactValues(form: FormRow, values: Submitted): ContactValues {
+  const mapped: ContactValues = { email: '', fields: {}, attributes: {} };
+  for (const field of form.fields) {
+    const value = values[field.key];
+    if (value === undefined || !field.mapTo) continue;
+    if ('attribute' in field.mapTo) mapped.attributes[field.mapTo.attribute] = value;
+    else if (field.mapTo.contactField === 'email') mapped.email = String(value);
+    else mapped.fields[field.mapTo.contactField] = String(value);
+  }
+  return mapped;
+}
+
+/** Only what the contact lacks: empty fields, absent attribute keys. */
+async function fillIn(tx: Tx, contact: ContactRow, values: ContactValues): Promise<ContactRow> {
+  const columns = { firstName: contact.first_name, lastName: contact.last_name, phone: contact.phone };
+  const fields = Object.fromEntries(
+    Object.entries(values.fields).filter(([name]) => columns[name as keyof typeof columns] === null),
+  );
+  const attributes = Object.fromEntries(
+    Object.entries(values.attributes).filter(([name]) => !(name in contact.attributes)),
+  );
+  if (Object.keys(fields).length === 0 && Object.keys(attributes).length === 0) return contact;
+  return patchContact(tx, contact.workspace_id, contact.id, fields, attributes);
+}
+
+async function upsertContact(tx: Tx, workspaceId: string, values: ContactValues) {
+  const known = await findContactByEmail(tx, workspaceId, values.email);
+  if (known) return { contact: await fillIn(tx, known, values), created: false };
+  try {
+    // A savepoint: a concurrent submission may make the contact first.
+    const made = await tx.transaction((inner) =>
+      createContact(inner, workspaceId, {
+        email: values.email,
+        ...values.fields,
+        attributes: values.attributes,
+      }),
+    );
+    return made;
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    const raced = await findContactByEmail(tx, workspaceId, values.email);
+    if (!raced) throw error;
+    return { contact: await fillIn(tx, raced, values), created: false };
+  }
+}
+
+async function record(app: AppContext, tx: Tx, form: FormRow, values: Submitted): Promise<SubmissionRow> {
+  const workspaceId = form.workspace_id;
+  const { contact, created } = await upsertContact(tx, workspaceId, contactValues(form, values));
+  const submission = await insertSubmission(tx, {
+    id: newId('formSubmission'),
+    workspaceId,
+    formId: form.id,
+    contactId: contact.id,
+    fields: values,
+    confirmation: form.double_opt_in ? 'pending' : 'none',
+  });
+  const data = { formId: form.id, submissionId: submission.id, fields: values };
+  await ingestEvents(tx, workspaceId, [{ type: 'form.submitted', contactId: contact.id, metadata: data }], {
+    source: 'api',
+  });
+  await emit(tx, { workspaceId, type: 'form.submitted', data });
+  if (form.double_opt_in) {
+    if (created) {
+      await setSubscription(tx, workspaceId, contact.id, {
+        channel: 'email',
+        status: 'unsubscribed',
+        reason: null,
+        messageId: null,
+      });
+    }
+    await sendConfirmation(app, tx, form, submission);
+  }
+  return submission;
+}
+
+export async function acceptSubmission(
+  app: AppContext,
+  form: FormRow,
+  values: Submitted,
+): Promise<SubmissionRow> {
+  return runAsWorkspace(
+    form.workspace_id,
+    () => app.db.transaction((tx) => record(app, tx, form, values)),
+    app.config.WORKSPACE_POOL_WAIT_MS,
+  );
+}

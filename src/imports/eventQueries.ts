@@ -1,0 +1,172 @@
+// The set-wise merge of an events import, statement by statement over the staging table: rows
+// repeated in the file, unknown contactIds, rows imported before (idempotency keys), contacts
+// found or created by email or anonymousId, then the events and their outgoing events.
+import type { IdentifierSqlToken } from 'slonik';
+import { z } from 'zod';
+import { sql, type Tx } from '../db/pool.ts';
+import { AFFECTED } from './stagingQueries.ts';
+
+const Count = z.object({ n: z.number() });
+
+/** A later row with the same `id` as an earlier one is the same event. */
+export async function markRepeatedKeys(tx: Tx, staging: IdentifierSqlToken) {
+  await tx.query(sql.typeAlias('void')`
+    update ${staging} s set skip = 'duplicate'
+    from (select line, row_number() over (partition by row_key order by line) as nth
+          from ${staging} where row_key is not null) d
+    where d.line = s.line and d.nth > 1
+  `);
+}
+
+/** contactId → the contact (or the survivor of a merge, through its alias); unknown ones are refused. */
+export async function resolveContactIds(tx: Tx, workspaceId: string, staging: IdentifierSqlToken) {
+  await tx.query(sql.typeAlias('void')`
+    update ${staging} s set contact_id = r.id,
+      skip = case when r.id is null then 'invalid: contactId: no contact in this workspace has this id' end
+    from (
+      select s.line, coalesce(a.contact_id, c.id) as id from ${staging} s
+      left join contact_aliases a
+        on a.workspace_id = ${workspaceId} and a.alias_id = s.contact_ref and a.expires_at > now()
+      left join contacts c on c.workspace_id = ${workspaceId} and c.id = s.contact_ref
+      where s.contact_ref is not null and s.skip is null
+    ) r
+    where r.line = s.line
+  `);
+}
+
+/** Claims each row's `id` as an idempotency key of its event; a key claimed before means imported before. */
+export async function claimRowKeys(tx: Tx, workspaceId: string, staging: IdentifierSqlToken) {
+  await tx.query(sql.typeAlias('void')`
+    with claimed as (
+      insert into event_idempotency_keys (workspace_id, key, event_id)
+      select ${workspaceId}, row_key, event_id from ${staging} where row_key is not null and skip is null
+      on conflict (workspace_id, key) do nothing
+      returning key
+    )
+    update ${staging} s set skip = 'already imported'
+    where s.row_key is not null and s.skip is null and not exists (select 1 from claimed c where c.key = s.row_key)
+  `);
+}
+
+/** Who owns an anonymousId: the contact that has it, or the one that kept it from a merge. */
+const anonymousOwner = (workspaceId: string, anonymousId: ReturnType<typeof sql.identifier>) => sql.fragment`
+  coalesce(
+    (select own.id from contacts own where own.workspace_id = ${workspaceId} and own.anonymous_id = ${anonymousId}),
+    (select k.contact_id from contact_anonymous_ids k
+     where k.workspace_id = ${workspaceId} and k.anonymous_id = ${anonymousId}))`;
+
+/**
+ * Creates the contacts no row finds: one per new email (names, phone and anonymousId from its
+ * first row; an anonymousId someone else has stays theirs), then one per new anonymousId of rows
+ * without an email. Each gets its contact.created when someone listens.
+ */
+export async function createMissingContacts(
+  tx: Tx,
+  workspaceId: string,
+  staging: IdentifierSqlToken,
+  { by, emit }: { by: 'email' | 'anonymous_id'; emit: boolean },
+): Promise<number> {
+  const key = sql.identifier(['s', by]);
+  const scope =
+    by === 'email'
+      ? sql.fragment`s.email is not null and not exists (
+          select 1 from contacts c where c.workspace_id = ${workspaceId} and c.email = s.email)`
+      : sql.fragment`s.email is null and s.anonymous_id is not null
+          and ${anonymousOwner(workspaceId, sql.identifier(['s', 'anonymous_id']))} is null`;
+  return tx.oneFirst(sql.type(Count)`
+    with firsts as (
+      select distinct on (${key}) s.* from ${staging} s
+      where s.contact_ref is null and s.skip is null and ${scope}
+      order by ${key}, s.line
+    ), fresh as (
+      select f.*, case when f.anonymous_id is not null
+          and row_number() over (partition by f.anonymous_id order by f.line) = 1
+          and ${anonymousOwner(workspaceId, sql.identifier(['f', 'anonymous_id']))} is null
+        then f.anonymous_id end as free_anonymous_id
+      from firsts f
+    ), inserted as (
+      insert into contacts (workspace_id, id, email, first_name, last_name, phone, anonymous_id)
+      select ${workspaceId}, new_contact_id, email, first_name, last_name, phone, free_anonymous_id from fresh
+      on conflict do nothing
+      returning id, email, first_name, last_name
+    ), emitted as (
+      insert into outgoing_events (id, workspace_id, type, data)
+      select f.created_outbox_id, ${workspaceId}, 'contact.created', jsonb_build_object(
+        'contactId', i.id, 'email', i.email, 'firstName', i.first_name, 'lastName', i.last_name)
+      from inserted i join fresh f on f.new_contact_id = i.id
+      where ${emit}
+    ), affected as (
+      insert into ${AFFECTED} (contact_id, created) select id, true from inserted
+    )
+    select count(*)::int as n from inserted
+  `);
+}
+
+/** Each row without a contactId → its contact by email, else by anonymousId. */
+export async function resolveByEmailOrAnonymousId(tx: Tx, workspaceId: string, staging: IdentifierSqlToken) {
+  await tx.query(sql.typeAlias('void')`
+    update ${staging} s set contact_id = c.id from contacts c
+    where s.contact_ref is null and s.skip is null and s.email is not null
+      and c.workspace_id = ${workspaceId} and c.email = s.email
+  `);
+  await tx.query(sql.typeAlias('void')`
+    update ${staging} s set contact_id = ${anonymousOwner(workspaceId, sql.identifier(['s', 'anonymous_id']))}
+    where s.contact_ref is null and s.skip is null and s.email is null and s.anonymous_id is not null
+  `);
+}
+
+/** The events themselves, event.tracked for each when someone listens, and their contacts. */
+export async function insertEvents(tx: Tx, workspaceId: string, staging: IdentifierSqlToken, emit: boolean) {
+  await tx.query(sql.typeAlias('void')`
+    insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
+                        utm_source, utm_medium, utm_campaign, occurred_at, source)
+    select ${workspaceId}, event_id, contact_id, type, metadata, session_id, page_url, referrer,
+           utm_source, utm_medium, utm_campaign, coalesce(occurred_at, now()), 'batch'
+    from ${staging} where skip is null
+  `);
+  if (emit) {
+    await tx.query(sql.typeAlias('void')`
+      insert into outgoing_events (id, workspace_id, type, data)
+      select tracked_outbox_id, ${workspaceId}, 'event.tracked',
+        jsonb_build_object('contactId', contact_id, 'eventType', type, 'metadata', metadata)
+      from ${staging} where skip is null
+    `);
+  }
+  await tx.query(sql.typeAlias('void')`
+    insert into ${AFFECTED} (contact_id, created)
+    select distinct contact_id, false from ${staging} where skip is null and contact_id is not null
+    on conflict do nothing
+  `);
+}
+
+export async function importedTypes(tx: Tx, staging: IdentifierSqlToken): Promise<string[]> {
+  return [
+    ...(await tx.anyFirst(sql.type(z.object({ type: z.string() }))`
+      select distinct type from ${staging} where skip is null
+    `)),
+  ];
+}
+
+const StagedEvent = z.object({
+  id: z.string(),
+  contactId: z.string(),
+  type: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  occurredAt: z.string(),
+});
+
+/** The imported events of these contacts and types, in the order they happened. */
+export async function stagedEvents(
+  tx: Tx,
+  staging: IdentifierSqlToken,
+  contactIds: string[],
+  types: string[],
+) {
+  const rows = await tx.any(sql.type(StagedEvent)`
+    select event_id as id, contact_id as "contactId", type, metadata, coalesce(occurred_at, now()) as "occurredAt"
+    from ${staging}
+    where skip is null and contact_id = any(${sql.array(contactIds, 'text')}) and type = any(${sql.array(types, 'text')})
+    order by coalesce(occurred_at, now()), line
+  `);
+  return [...rows];
+}

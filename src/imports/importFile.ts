@@ -1,0 +1,259 @@
+// `switchboard import contacts|events FILE`: streams the file through validation into a staging
+// table by COPY, then merges it and applies the side effects in ONE transaction: any refusal (a
+// bad row without --skip-invalid, an error) commits nothing, and --dry-run rolls the whole of it
+// back after counting what it would have done.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { sql as slonikSql } from 'slonik';
+import type { CliContext } from '../cli/context.ts';
+import type { Tx } from '../db/pool.ts';
+import { requireWorkspace } from '../workspaces/index.ts';
+import { idSequence } from './bulkIds.ts';
+import { markRepeatedEmails, upsertContacts } from './contactQueries.ts';
+import {
+  claimRowKeys,
+  createMissingContacts,
+  importedTypes,
+  insertEvents,
+  markRepeatedKeys,
+  resolveByEmailOrAnonymousId,
+  resolveContactIds,
+} from './eventQueries.ts';
+import type { Progress } from './progress.ts';
+import { type Format, readRecords } from './read.ts';
+import { CONTACT_COLUMNS, checkContact, checkEvent, csvContact, EVENT_COLUMNS } from './rows.ts';
+import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
+import { createStaging, type Staging } from './stage.ts';
+import { countSkips, prepareMerge, refusedRows, subscribedTypes } from './stagingQueries.ts';
+
+export type ImportKind = 'contacts' | 'events';
+
+export type ImportOptions = {
+  kind: ImportKind;
+  file: string;
+  format: Format;
+  workspaceId: string;
+  dryRun: boolean;
+  skipInvalid: boolean;
+  rejects: string;
+  triggerCampaigns: boolean;
+  progress: Progress;
+};
+
+/** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
+const IMPORT_PAGE_CONTACTS = 500;
+
+/** Bad rows listed in the error of a refused import (the count covers all of them). */
+const SHOWN_ERRORS = 20;
+
+export class ImportRefused extends Error {}
+/** Thrown out of the merge's transaction to roll a dry run back, with what it counted. */
+class DryRun extends Error {
+  readonly summary: Record<string, unknown>;
+  constructor(summary: Record<string, unknown>) {
+    super('dry run');
+    this.summary = summary;
+  }
+}
+
+/** The rejects file, opened at the first rejected row: one JSON object a line, {line, reason, record?}. */
+class Rejects {
+  count = 0;
+  private stream: WriteStream | null = null;
+  private readonly path: string;
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  async add(reject: { line: number; reason: string; record?: unknown }) {
+    this.count++;
+    this.stream ??= createWriteStream(this.path);
+    if (!this.stream.write(`${JSON.stringify(reject)}\n`))
+      await new Promise<void>((resolve) => this.stream!.once('drain', () => resolve()));
+  }
+
+  async close() {
+    const stream = this.stream;
+    if (stream)
+      await new Promise<void>((resolve, reject) =>
+        stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+  }
+}
+
+type Bad = { line: number; reason: string };
+
+function refusal(bad: Bad[], total: number): ImportRefused {
+  const lines = bad.slice(0, SHOWN_ERRORS).map((row) => `  line ${row.line}: ${row.reason}`);
+  const more = total > SHOWN_ERRORS ? [`  … and ${total - SHOWN_ERRORS} more`] : [];
+  return new ImportRefused(
+    [
+      `${total} invalid row${total === 1 ? '' : 's'}; nothing was imported (--skip-invalid imports the rest):`,
+      ...lines,
+      ...more,
+    ].join('\n'),
+  );
+}
+
+/** Streams the file into the staging table; bad rows go to `rejects` (or are remembered, to refuse). */
+async function load(options: ImportOptions, staging: Staging, rejects: Rejects) {
+  const ids = idSequence();
+  const check = options.kind === 'contacts' ? checkContact : checkEvent;
+  const bad: Bad[] = [];
+  let rows = 0;
+  let invalid = 0;
+  for await (const record of readRecords(options.file, options.format, options.progress.counter)) {
+    rows++;
+    options.progress.row();
+    const value =
+      'value' in record && options.kind === 'contacts' && options.format === 'csv'
+        ? csvContact(record.value)
+        : 'value' in record
+          ? record.value
+          : null;
+    const checked = value ? check(record.line, value, ids) : { reason: (record as { error: string }).error };
+    if ('copy' in checked) {
+      await staging.write(checked.copy);
+      continue;
+    }
+    invalid++;
+    if (options.skipInvalid)
+      await rejects.add({ line: record.line, reason: checked.reason, record: value ?? undefined });
+    else if (bad.length < SHOWN_ERRORS) bad.push({ line: record.line, reason: checked.reason });
+  }
+  await staging.finish();
+  if (invalid > 0 && !options.skipInvalid) throw refusal(bad, invalid);
+  return { rows, invalid };
+}
+
+/** Rows the merge refused (an unknown contactId): refuse the import, or reject them too. */
+async function refuseOrReject(
+  tx: Tx,
+  options: ImportOptions,
+  staging: string,
+  rejects: Rejects,
+  refused: number,
+) {
+  if (refused === 0) return;
+  if (!options.skipInvalid) {
+    const rows = await refusedRows(tx, staging, SHOWN_ERRORS);
+    throw refusal(
+      rows.map((row) => ({ line: row.line, reason: row.skip.replace(/^invalid: /, '') })),
+      refused,
+    );
+  }
+  let last = 0;
+  for (;;) {
+    const rows = await refusedRows(tx, staging, 1000, last);
+    if (rows.length === 0) return;
+    for (const row of rows) await rejects.add({ line: row.line, reason: row.skip.replace(/^invalid: /, '') });
+    last = rows.at(-1)!.line;
+  }
+}
+
+const listens = (types: Set<string> | 'all', type: string) => types === 'all' || types.has(type);
+
+async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, rejects: Rejects) {
+  const staging = slonikSql.identifier([stagingName]);
+  const { workspaceId } = options;
+  const types = await subscribedTypes(tx, workspaceId);
+  options.progress.phase('matching contacts');
+  await markRepeatedKeys(tx, staging);
+  await resolveContactIds(tx, workspaceId, staging);
+  await refuseOrReject(tx, options, stagingName, rejects, (await countSkips(tx, stagingName)).refused);
+  await claimRowKeys(tx, workspaceId, staging);
+  const emit = listens(types, 'contact.created');
+  let contactsCreated = await createMissingContacts(tx, workspaceId, staging, { by: 'email', emit });
+  contactsCreated += await createMissingContacts(tx, workspaceId, staging, { by: 'anonymous_id', emit });
+  await resolveByEmailOrAnonymousId(tx, workspaceId, staging);
+  options.progress.phase('inserting events');
+  await insertEvents(tx, workspaceId, staging, listens(types, 'event.tracked'));
+  await tx.query(slonikSql.unsafe`create index on ${staging} (contact_id)`);
+  options.progress.phase('scores, segments and webhooks');
+  const effects = await applyImportEffects(tx, {
+    workspaceId,
+    staging,
+    eventTypes: await importedTypes(tx, staging),
+    triggerCampaigns: options.triggerCampaigns,
+    pageSize: IMPORT_PAGE_CONTACTS,
+  });
+  const skips = await countSkips(tx, stagingName);
+  return {
+    imported: skips.kept,
+    duplicates: skips.duplicates,
+    alreadyImported: skips.alreadyImported,
+    contactsCreated,
+    ...effects,
+  };
+}
+
+async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string) {
+  const staging = slonikSql.identifier([stagingName]);
+  const types = await subscribedTypes(tx, options.workspaceId);
+  options.progress.phase('merging contacts');
+  await markRepeatedEmails(tx, staging);
+  const { created, updated } = await upsertContacts(tx, options.workspaceId, staging, {
+    created: listens(types, 'contact.created'),
+    updated: listens(types, 'contact.updated'),
+  });
+  options.progress.phase('segments and webhooks');
+  const effects: EffectCounts = await applyImportEffects(tx, {
+    workspaceId: options.workspaceId,
+    eventTypes: [],
+    triggerCampaigns: options.triggerCampaigns,
+    pageSize: IMPORT_PAGE_CONTACTS,
+  });
+  const skips = await countSkips(tx, stagingName);
+  return {
+    created,
+    updated,
+    unchanged: skips.kept - created - updated,
+    duplicates: skips.duplicates,
+    entered: effects.entered,
+    exited: effects.exited,
+    enrollments: effects.enrollments,
+  };
+}
+
+export async function importFile(context: CliContext, options: ImportOptions) {
+  await requireWorkspace(context, options.workspaceId);
+  const started = Date.now();
+  const columns = options.kind === 'contacts' ? CONTACT_COLUMNS : EVENT_COLUMNS;
+  const extra = options.kind === 'contacts' ? [] : ['contact_id text'];
+  const staging = await createStaging(context.databaseUrl, [...columns, ...extra], columns.length);
+  const rejects = new Rejects(options.rejects);
+  try {
+    const loaded = await load(options, staging, rejects);
+    let merged: Record<string, unknown>;
+    try {
+      merged = await context.db.transaction(async (tx) => {
+        await prepareMerge(tx, staging.name);
+        const result =
+          options.kind === 'contacts'
+            ? await mergeContacts(tx, options, staging.name)
+            : await mergeEvents(tx, options, staging.name, rejects);
+        if (options.dryRun) throw new DryRun(result);
+        return result;
+      });
+    } catch (error) {
+      if (!(error instanceof DryRun)) throw error;
+      merged = error.summary;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    return {
+      kind: options.kind,
+      file: options.file,
+      workspaceId: options.workspaceId,
+      dryRun: options.dryRun,
+      rows: loaded.rows,
+      ...merged,
+      invalid: rejects.count || loaded.invalid,
+      rejectsFile: rejects.count ? options.rejects : null,
+      seconds: Math.round(seconds * 1000) / 1000,
+      rowsPerSecond: Math.round(loaded.rows / Math.max(seconds, 0.001)),
+    };
+  } finally {
+    options.progress.done();
+    await rejects.close();
+    await staging.drop();
+  }
+}

@@ -1,0 +1,58 @@
+// The progress of an import on a terminal (stderr only, and only when it is a TTY: piped output
+// and logs stay clean): the share of the file read, rows/s and the time left, then each phase.
+const WIDTH = 24;
+const REDRAW_MS = 200;
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '--:--';
+  const whole = Math.max(0, Math.round(seconds));
+  const minutes = Math.floor(whole / 60);
+  return `${minutes}:${String(whole % 60).padStart(2, '0')}`;
+}
+
+export type Progress = {
+  /** Bytes read so far (the file reader adds to it). */
+  counter: { bytes: number };
+  row: () => void;
+  phase: (text: string) => void;
+  done: () => void;
+};
+
+export function progressBar(totalBytes: number, enabled = process.stderr.isTTY === true): Progress {
+  const counter = { bytes: 0 };
+  const started = Date.now();
+  let rows = 0;
+  let drawn = 0;
+  const write = (text: string) => enabled && process.stderr.write(`\r\x1b[K${text}`);
+  const draw = () => {
+    const share = totalBytes ? Math.min(1, counter.bytes / totalBytes) : 1;
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? rows / seconds : 0;
+    const left = share > 0 ? (seconds / share) * (1 - share) : Infinity;
+    const filled = Math.round(share * WIDTH);
+    write(
+      `[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}] ${Math.round(share * 100)}% ` +
+        `${rows.toLocaleString('en')} rows, ${Math.round(rate).toLocaleString('en')} rows/s, ETA ${duration(left)}`,
+    );
+  };
+  return {
+    counter,
+    row: () => {
+      rows++;
+      if (!enabled || (rows & 1023) !== 0) return;
+      const now = Date.now();
+      if (now - drawn < REDRAW_MS) return;
+      drawn = now;
+      draw();
+    },
+    phase: (text) => {
+      if (counter.bytes > 0 && drawn !== -1) {
+        draw();
+        if (enabled) process.stderr.write('\n');
+        drawn = -1;
+      }
+      write(`${text} (${duration((Date.now() - started) / 1000)} so far)`);
+    },
+    done: () => enabled && process.stderr.write('\r\x1b[K'),
+  };
+}

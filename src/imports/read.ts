@@ -1,0 +1,87 @@
+// Reading an import file as a stream of records, whatever its size: NDJSON line by line, CSV
+// (header row first) through csv-parse. Each record keeps its line number for error reports, and
+// the bytes read so far feed the progress bar.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import { parse } from 'csv-parse';
+
+export type Format = 'csv' | 'ndjson';
+
+/** One record of the file: its fields, or why it could not be read at all. */
+export type FileRecord = { line: number; value: Record<string, unknown> } | { line: number; error: string };
+
+export function formatOf(file: string, given?: Format): Format {
+  if (given) return given;
+  if (/\.csv$/i.test(file)) return 'csv';
+  if (/\.(nd)?jsonl?$/i.test(file)) return 'ndjson';
+  throw new Error(
+    `cannot tell the format of ${file} from its extension: pass --format csv or --format ndjson`,
+  );
+}
+
+/** Counts the bytes that pass through (for the progress bar's share of the file). */
+function byteCounter(progress: { bytes: number }) {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      progress.bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+}
+
+export async function fileSize(file: string): Promise<number> {
+  return (await stat(file)).size;
+}
+
+async function* ndjsonRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
+  const lines = createInterface({
+    input: createReadStream(file).pipe(byteCounter(progress)),
+    crlfDelay: Infinity,
+  });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      yield { line, error: 'is not valid JSON' };
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      yield { line, error: 'must be a JSON object' };
+    } else yield { line, value: value as Record<string, unknown> };
+  }
+}
+
+async function* csvRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
+  const errors: FileRecord[] = [];
+  const parser = parse({
+    columns: (header: string[]) => header.map((name) => name.trim()),
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+  });
+  // A record that cannot be parsed (a wrong number of fields, an unclosed quote) is skipped by the
+  // parser and reported here, so the rest of the file is still read.
+  parser.on('skip', (error: Error & { lines?: number }) => {
+    errors.push({ line: error.lines ?? 0, error: error.message.replace(/^Invalid Record Length: /, '') });
+  });
+  createReadStream(file).pipe(byteCounter(progress)).pipe(parser);
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: Record<string, string>;
+    info: { lines: number };
+  }>) {
+    while (errors.length) yield errors.shift()!;
+    yield { line: info.lines, value: record };
+  }
+  while (errors.length) yield errors.shift()!;
+}
+
+export function readRecords(file: string, format: Format, progress: { bytes: number }) {
+  return format === 'csv' ? csvRecords(file, progress) : ndjsonRecords(file, progress);
+}

@@ -1,0 +1,170 @@
+// Each record of an import file, validated with the API's own field schemas and turned into a
+// line of the staging table's COPY text, or refused with the reason (one message per field).
+import { z } from 'zod';
+import { AnonymousId, Email, JsonObject, Name, Phone } from '../contacts/index.ts';
+import { IngestEventBody } from '../events/index.ts';
+import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import type { idSequence } from './bulkIds.ts';
+
+type Ids = ReturnType<typeof idSequence>;
+export type Checked = { copy: string } | { reason: string };
+
+export const ContactRecord = z.strictObject({
+  email: Email,
+  firstName: Name.optional(),
+  lastName: Name.optional(),
+  phone: Phone.optional(),
+  anonymousId: AnonymousId.optional(),
+  attributes: JsonObject.optional(),
+});
+
+/** CSV headers that name a contact field (any other column becomes an attribute). */
+const CSV_FIELDS: Record<string, string> = {
+  email: 'email',
+  firstname: 'firstName',
+  first_name: 'firstName',
+  lastname: 'lastName',
+  last_name: 'lastName',
+  phone: 'phone',
+  anonymousid: 'anonymousId',
+  anonymous_id: 'anonymousId',
+};
+
+/** A CSV row as a contact record: known columns are fields, the rest attributes; empty cells are absent. */
+export function csvContact(row: Record<string, unknown>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  const attributes: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (value === '' || value === undefined) continue;
+    const field = CSV_FIELDS[column.toLowerCase()];
+    if (field) record[field] = value;
+    else attributes[column] = value;
+  }
+  if (Object.keys(attributes).length) record.attributes = attributes;
+  return record;
+}
+
+// jsonb and text hold no NUL character, and jsonb no lone surrogate: the API refuses both before
+// parsing; here they would fail the whole COPY, so the row is refused instead.
+// JSON.stringify writes a well-formed pair as its characters, so any \ud800-\udfff escape is a lone half.
+const UNSTORABLE_JSON = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/i;
+
+function unstorable(json: string, texts: readonly (string | undefined)[]): boolean {
+  return UNSTORABLE_JSON.test(json) || texts.some((text) => text?.includes('\0'));
+}
+
+const SPECIAL = /[\\\t\n\r]/;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value in PostgreSQL's COPY text format. */
+function field(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '\\N';
+  const text = String(value);
+  return SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (char) => ESCAPES[char]) : text;
+}
+
+const line = (values: (string | number | null | undefined)[]) => `${values.map(field).join('\t')}\n`;
+
+function reasonOf(error: z.ZodError): string {
+  return zodIssuesToFieldErrors(error.issues, '')
+    .map((fieldError) => `${fieldError.path.replace(/^\./, '') || 'record'}: ${fieldError.message}`)
+    .join('; ');
+}
+
+export const CONTACT_COLUMNS = [
+  'line int',
+  'email text',
+  'first_name text',
+  'last_name text',
+  'phone text',
+  'anonymous_id text',
+  'attributes jsonb',
+  'new_contact_id text',
+  'created_outbox_id text',
+  'updated_outbox_id text',
+];
+
+export function checkContact(lineNumber: number, record: Record<string, unknown>, ids: Ids): Checked {
+  const parsed = ContactRecord.safeParse(record);
+  if (!parsed.success) return { reason: reasonOf(parsed.error) };
+  const contact = parsed.data;
+  const attributes = JSON.stringify(contact.attributes ?? {});
+  const texts = [contact.email, contact.firstName, contact.lastName, contact.phone, contact.anonymousId];
+  if (unstorable(attributes, texts)) return { reason: 'holds a NUL character or an unpaired surrogate' };
+  return {
+    copy: line([
+      lineNumber,
+      contact.email,
+      contact.firstName,
+      contact.lastName,
+      contact.phone,
+      contact.anonymousId,
+      attributes,
+      ids('contact'),
+      ids('outgoingEvent'),
+      ids('outgoingEvent'),
+    ]),
+  };
+}
+
+export const EVENT_COLUMNS = [
+  'line int',
+  'row_key text',
+  'type text',
+  'contact_ref text',
+  'email text',
+  'anonymous_id text',
+  'first_name text',
+  'last_name text',
+  'phone text',
+  'metadata jsonb',
+  'session_id text',
+  'page_url text',
+  'referrer text',
+  'utm_source text',
+  'utm_medium text',
+  'utm_campaign text',
+  'occurred_at timestamptz',
+  'event_id text',
+  'new_contact_id text',
+  'created_outbox_id text',
+  'tracked_outbox_id text',
+];
+
+export function checkEvent(lineNumber: number, record: Record<string, unknown>, ids: Ids): Checked {
+  const parsed = IngestEventBody.safeParse(record);
+  if (!parsed.success) return { reason: reasonOf(parsed.error) };
+  const event = parsed.data;
+  const metadata = JSON.stringify(event.metadata ?? {});
+  const texts = [
+    event.id,
+    event.type,
+    event.contactId,
+    event.email,
+    event.anonymousId,
+    event.firstName,
+    event.lastName,
+    event.phone,
+    event.sessionId,
+    event.pageUrl,
+    event.referrer,
+    event.utmSource,
+    event.utmMedium,
+    event.utmCampaign,
+  ];
+  if (unstorable(metadata, texts)) return { reason: 'holds a NUL character or an unpaired surrogate' };
+  const creates = !event.contactId && (event.email || event.anonymousId);
+  return {
+    copy: line([
+      lineNumber,
+      ...texts.slice(0, 8),
+      metadata,
+      ...texts.slice(8),
+      event.timestamp,
+      ids('event'),
+      creates ? ids('contact') : null,
+      creates ? ids('outgoingEvent') : null,
+      ids('outgoingEvent'),
+    ]),
+  };
+}

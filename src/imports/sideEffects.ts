@@ -1,0 +1,128 @@
+// The side effects of an import, after its rows are merged, walked a page of contacts at a time
+// (each page a handful of set-wise statements, whatever its number of events):
+// 1. lead scores: the active scoring rules applied to the imported events in the order they
+//    happened, cooldowns and once-only rules judged in event time, as ingest judges them;
+// 2. with --trigger-campaigns, enrollments of campaigns triggered by the imported events;
+// 3. segments re-evaluated for the contacts: every segment for contacts the import created, those
+//    reading the imported event types or the score for the others (with --trigger-campaigns,
+//    campaigns triggered by the segments entered enroll them).
+// Without --trigger-campaigns nothing enrolls: historical events are no reason to message anyone.
+
+import type { IdentifierSqlToken } from 'slonik';
+import { z } from 'zod';
+import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '../campaigns/index.ts';
+import type { Tx } from '../db/pool.ts';
+import { sql } from '../db/pool.ts';
+import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows, scoreWrites } from '../scoring/index.ts';
+import { reevaluateSegmentsForContacts, type SegmentChange } from '../segments/index.ts';
+import {
+  activeRules,
+  insertEnrollments,
+  lockScores,
+  ruleHistory,
+  triggeredCampaigns,
+} from './effectQueries.ts';
+import { stagedEvents } from './eventQueries.ts';
+import { affectedPage } from './stagingQueries.ts';
+
+export type EffectCounts = { scoreChanges: number; entered: number; exited: number; enrollments: number };
+
+export type EffectOptions = {
+  workspaceId: string;
+  /** The staging table of an events import; none for a contacts import. */
+  staging?: IdentifierSqlToken;
+  /** The event types imported (segments reading them are re-evaluated). */
+  eventTypes: string[];
+  triggerCampaigns: boolean;
+  pageSize: number;
+  onPage?: (contacts: number) => void;
+};
+
+type Definitions = Awaited<ReturnType<typeof loadDefinitions>>;
+
+async function loadDefinitions(tx: Tx, options: EffectOptions) {
+  const rules = options.staging ? await activeRules(tx, options.workspaceId) : [];
+  const campaigns = options.triggerCampaigns ? await triggeredCampaigns(tx, options.workspaceId) : [];
+  const eventCampaigns = options.staging ? campaigns.filter((campaign) => campaign.trigger_event_type) : [];
+  const types = [
+    ...new Set([
+      ...rules.map((rule) => rule.event_type),
+      ...eventCampaigns.map((c) => c.trigger_event_type!),
+    ]),
+  ].filter((type) => options.eventTypes.includes(type));
+  const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds !== null);
+  return { rules, eventCampaigns, types, limitedRuleIds: limited.map((rule) => rule.id) };
+}
+
+async function scorePage(tx: Tx, workspaceId: string, definitions: Definitions, events: ScoredEvent[]) {
+  if (definitions.rules.length === 0 || events.length === 0) return 0;
+  const contactIds = [...new Set(events.map((event) => event.contactId))];
+  const scores = await lockScores(tx, workspaceId, contactIds);
+  const history = await ruleHistory(tx, workspaceId, contactIds, definitions.limitedRuleIds);
+  const changes = scoreEvents(definitions.rules, events, { scores, history }).map((change) => ({
+    ...change,
+    reason: 'rule' as const,
+  }));
+  if (changes.length === 0) return 0;
+  await emitScoreChanges(tx, workspaceId, changes);
+  const { rows, scores: final } = scoreRows(changes);
+  await tx.query(sql.type(z.object({ n: z.number() }))`
+    with ${scoreWrites(workspaceId, rows, final)} select count(*)::int as n from scored
+  `);
+  return changes.length;
+}
+
+async function enrollForEvents(tx: Tx, workspaceId: string, definitions: Definitions, events: ScoredEvent[]) {
+  const proposed = proposeEnrollments(definitions.eventCampaigns, events, []);
+  if (proposed.length === 0) return 0;
+  const inserted = await insertEnrollments(tx, workspaceId, proposed);
+  await emitEnrollments(tx, workspaceId, proposed, inserted);
+  return inserted.size;
+}
+
+async function segmentPage(
+  tx: Tx,
+  options: EffectOptions,
+  page: readonly { contact_id: string; created: boolean }[],
+  scored: boolean,
+): Promise<SegmentChange[]> {
+  const { workspaceId } = options;
+  const created = page.filter((row) => row.created).map((row) => row.contact_id);
+  const others = page.filter((row) => !row.created).map((row) => row.contact_id);
+  // A contacts import changes fields of every kind: every segment, as a contact write would.
+  const all = !options.staging;
+  const changes = [
+    ...(await reevaluateSegmentsForContacts(tx, { workspaceId, contactIds: created, all: true })),
+    ...(await reevaluateSegmentsForContacts(tx, {
+      workspaceId,
+      contactIds: others,
+      all,
+      eventTypes: options.eventTypes,
+      score: scored,
+    })),
+  ];
+  if (options.triggerCampaigns) await enrollForSegmentChanges(tx, workspaceId, changes);
+  return changes;
+}
+
+export async function applyImportEffects(tx: Tx, options: EffectOptions): Promise<EffectCounts> {
+  const definitions = await loadDefinitions(tx, options);
+  const counts: EffectCounts = { scoreChanges: 0, entered: 0, exited: 0, enrollments: 0 };
+  let after = '';
+  for (;;) {
+    const page = await affectedPage(tx, after, options.pageSize);
+    if (page.length === 0) return counts;
+    after = page.at(-1)!.contact_id;
+    const ids = page.map((row) => row.contact_id);
+    const events =
+      options.staging && definitions.types.length
+        ? await stagedEvents(tx, options.staging, ids, definitions.types)
+        : [];
+    const scored = await scorePage(tx, options.workspaceId, definitions, events);
+    counts.scoreChanges += scored;
+    counts.enrollments += await enrollForEvents(tx, options.workspaceId, definitions, events);
+    const changes = await segmentPage(tx, options, page, scored > 0);
+    for (const change of changes) counts[change.change]++;
+    options.onPage?.(page.length);
+  }
+}

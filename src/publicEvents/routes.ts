@@ -1,0 +1,89 @@
+// POST /api/public/events: what a page reports about its visitor (page views and the other types
+// its publishable key allows), through the same ingest pipeline as the API: segments, campaign
+// triggers and scores move before the answer. The visitor is anonymous (`anonymousId`) unless the
+// page carries an identity token from the customer's backend.
+import { z } from 'zod';
+import { AnonymousId, JsonObject, text } from '../contacts/index.ts';
+import { ingestEvents, trackingFields } from '../events/index.ts';
+import { ForbiddenError } from '../http/errors.ts';
+import { Timestamp } from '../http/validation.ts';
+import { type Identity, type PublicCaller, publicRoute, verifyIdentity } from '../publicKeys/index.ts';
+
+const PublicEventBody = z
+  .strictObject({
+    type: text(200)
+      .transform((value) => value.trim())
+      .pipe(z.string().min(1, 'is required'))
+      .openapi({
+        type: 'string',
+        description: 'One of the event types the publishable key allows.',
+        example: 'page_view',
+      }),
+    anonymousId: AnonymousId.optional(),
+    email: text(320).optional().openapi({ description: 'With identityToken: the visitor is this contact.' }),
+    contactId: text(100)
+      .min(1)
+      .optional()
+      .openapi({ description: 'With identityToken: the visitor is this contact.' }),
+    identityToken: text(200).optional().openapi({
+      description: 'hex(HMAC-SHA256(identity secret, email or contactId)), computed by your backend.',
+    }),
+    metadata: JsonObject.optional(),
+    ...trackingFields,
+  })
+  .openapi('PublicEventRequest', {
+    example: {
+      type: 'page_view',
+      anonymousId: 'a7c1e2d0',
+      pageUrl: 'https://www.example.com/pricing',
+      utmSource: 'newsletter',
+    },
+  });
+type PublicEventBody = z.output<typeof PublicEventBody>;
+
+const PublicEventAccepted = z
+  .object({ id: z.string(), type: z.string(), timestamp: Timestamp })
+  .openapi('PublicEventAccepted', {
+    description: 'The stored event; contact details are not sent to the page.',
+  });
+
+function checkType(caller: PublicCaller, type: string): void {
+  if (!caller.allowedEventTypes.includes(type)) {
+    throw new ForbiddenError(
+      `This publishable key may not send "${type}" events; an ADMIN can add it to the key's allowedEventTypes.`,
+      'event-type-not-allowed',
+    );
+  }
+}
+
+function who(identity: Identity, anonymousId: string | undefined) {
+  if (identity.kind === 'anonymous') return anonymousId === undefined ? {} : { anonymousId };
+  return identity.email !== undefined ? { email: identity.email } : { contactId: identity.contactId };
+}
+
+export const publicEventRoutes = [
+  publicRoute({
+    method: 'post',
+    path: '/api/public/events',
+    operationId: 'public.events.create',
+    summary: 'Track an event from a web page (publishable key)',
+    tags: ['Public'],
+    body: PublicEventBody,
+    responses: { 201: { description: 'Stored, with every side effect', schema: PublicEventAccepted } },
+    errors: { 404: 'The contactId (verified by its identity token) does not exist in the workspace.' },
+    handler: async ({ app, caller, body }) => {
+      checkType(caller, body.type);
+      const identity = await verifyIdentity(app.db, caller.workspaceId, body);
+      const [result] = await app.db.transaction((tx) =>
+        ingestEvents(tx, caller.workspaceId, [toItem(body, identity)], { source: 'api' }),
+      );
+      const { id, type, timestamp } = result.event;
+      return { status: 201, body: { id, type, timestamp } };
+    },
+  }),
+];
+
+function toItem(body: PublicEventBody, identity: Identity) {
+  const { anonymousId, email: _email, contactId: _contactId, identityToken: _token, ...rest } = body;
+  return { ...rest, ...who(identity, anonymousId) };
+}

@@ -1,0 +1,64 @@
+// Publishable keys: made, listed, changed and revoked by workspace ADMINs. A key's origins and
+// event types are its whole authority, so they are part of the key, not of the request.
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/pool.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { generatePublishableKey } from './keyFormat.ts';
+import {
+  insertPublishableKey,
+  listLivePublishableKeys,
+  type PublishableKeyRow,
+  revokePublishableKey,
+  updatePublishableKey,
+} from './queries.ts';
+
+export type PublishableKeyInput = {
+  name: string;
+  allowedOrigins: string[];
+  allowedEventTypes: string[];
+};
+
+export function toPublishableKey(row: PublishableKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    key: row.key,
+    allowedOrigins: row.allowed_origins,
+    allowedEventTypes: row.allowed_event_types,
+    lastUsedAt: row.last_used_at,
+    createdAt: row.created_at,
+  };
+}
+
+export async function createPublishableKey(
+  db: Db,
+  workspaceId: string,
+  input: PublishableKeyInput & { createdBy: string | null },
+) {
+  const row = await insertPublishableKey(db, {
+    id: newId('publishableKey'),
+    workspaceId,
+    key: generatePublishableKey(),
+    ...input,
+  });
+  return toPublishableKey(row);
+}
+
+export async function listPublishableKeys(db: Db, workspaceId: string) {
+  return (await listLivePublishableKeys(db, workspaceId)).map(toPublishableKey);
+}
+
+export async function changePublishableKey(
+  db: Db,
+  workspaceId: string,
+  keyId: string,
+  change: Partial<PublishableKeyInput>,
+) {
+  const row = await updatePublishableKey(db, workspaceId, keyId, change);
+  if (!row) throw new NotFoundError('Publishable key');
+  return toPublishableKey(row);
+}
+
+export async function revokePublishable(db: Db, workspaceId: string, keyId: string): Promise<void> {
+  if (!(await revokePublishableKey(db, workspaceId, keyId))) throw new NotFoundError('Publishable key');
+}
