@@ -105,9 +105,9 @@ describe('events partitioned by month', () => {
     expect(await pruneExpiredEvents(db(), settings)).to.be.at.least(2);
     const left = await partitionsOf([gone.id, straddling.id, 'evt_default_old']);
     expect(left).to.deep.equal({ [straddling.id]: 'events_2001_02' });
-    expect(await partitionNames())
-      .to.not.include('events_2001_01')
-      .and.include('events_2001_02'); // not all past
+    const names = await partitionNames();
+    expect(names).to.not.include('events_2001_01');
+    expect(names).to.include('events_2001_02'); // not all past the cutoff
     expect(await dropEventPartitionsBefore(db(), cutoff)).to.deep.equal([]);
   });
 
