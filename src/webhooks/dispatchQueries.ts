@@ -82,21 +82,25 @@ export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly
   return new Set(inserted);
 }
 
-export async function markFannedOut(
-  tx: Tx,
-  events: readonly { workspace_id: string; id: string }[],
-): Promise<void> {
+type Keyed = { workspace_id: string; id: string };
+
+/** Rows known by (workspace_id, id): the primary key's own lookup. */
+function byWorkspaceAndId(rows: readonly Keyed[]) {
+  const workspaceIds = sql.array(
+    rows.map((row) => row.workspace_id),
+    'text',
+  );
+  const ids = sql.array(
+    rows.map((row) => row.id),
+    'text',
+  );
+  return sql.fragment`(workspace_id, id) in (select * from unnest(${workspaceIds}, ${ids}))`;
+}
+
+export async function markFannedOut(tx: Tx, events: readonly Keyed[]): Promise<void> {
   await tx.query(sql.typeAlias('void')`
     update outgoing_events set fanned_out_at = now()
-    where (workspace_id, id) in (select * from unnest(
-      ${sql.array(
-        events.map((event) => event.workspace_id),
-        'text',
-      )},
-      ${sql.array(
-        events.map((event) => event.id),
-        'text',
-      )}))
+    where ${byWorkspaceAndId(events)}
   `);
 }
 
@@ -155,22 +159,11 @@ export async function claimAttempts(
 }
 
 /** Hands leased attempts back (a stopping worker), so another worker need not wait for the lease. */
-export async function releaseAttempts(
-  db: Db,
-  attempts: readonly { workspace_id: string; id: string }[],
-): Promise<void> {
+export async function releaseAttempts(db: Db, attempts: readonly Keyed[]): Promise<void> {
   if (attempts.length === 0) return;
   await db.query(sql.typeAlias('void')`
     update webhook_attempts set due_at = now()
-    where (workspace_id, id) in (select * from unnest(
-      ${sql.array(
-        attempts.map((attempt) => attempt.workspace_id),
-        'text',
-      )},
-      ${sql.array(
-        attempts.map((attempt) => attempt.id),
-        'text',
-      )}))
+    where ${byWorkspaceAndId(attempts)}
   `);
 }
 
