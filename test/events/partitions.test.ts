@@ -126,6 +126,16 @@ describe('events partitioned by month', () => {
     expect(windowPlan).to.include(monthName(new Date()));
     expect(windowPlan).to.not.include('events_2002_07');
     expect(windowPlan).to.match(/Subplans Removed: \d+/);
+
+    // Without a window, every past month is read, but none of the months ahead (all empty).
+    const ever = { event: 'purchase' } as Parameters<typeof compileSegmentRules>[0];
+    const everPlan = await plan(sql.fragment`
+      select ${compileSegmentRules(ever)} from contacts c where c.workspace_id = ${workspaceId}`);
+    const now = new Date();
+    expect(everPlan).to.include('events_2002_07');
+    expect(everPlan).to.not.include(
+      monthName(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1))),
+    );
   });
 });
 
