@@ -3,8 +3,8 @@
 -- deleting rows, and a time-filtered read skips the months it cannot need (partition pruning).
 --
 -- Partitions are named events_YYYY_MM (months in UTC). switchboard_ensure_event_partitions keeps
--- the current month and the next ones ready; `switchboard migrate` and an hourly pg-boss schedule
--- call it (src/events/partitions.ts). events_default takes any row no partition covers (a backfill
+-- the current month and the next EVENT_PARTITIONS_AHEAD_MONTHS ready; `switchboard migrate` (right
+-- after the migrations) and an hourly pg-boss schedule call it (src/events/partitions.ts). events_default takes any row no partition covers (a backfill
 -- into a month that has none), so an insert never fails for want of a partition.
 --
 -- The primary key of a partitioned table must contain the partition key: (workspace_id, id,
@@ -128,11 +128,13 @@ end if;
   create table events_default partition of events default;
   alter table events_default set (autovacuum_analyze_scale_factor = 0.02);
 
+  -- Every month that has events, and this one; `switchboard migrate` then makes the months ahead
+  -- (EVENT_PARTITIONS_AHEAD_MONTHS).
   perform switchboard_add_event_partition(month)
   from (
     select distinct date_trunc('month', occurred_at at time zone 'UTC')::date as month from events_unpartitioned
     union
-    select (date_trunc('month', now() at time zone 'UTC') + n * interval '1 month')::date from generate_series(0, 3) as n
+    select date_trunc('month', now() at time zone 'UTC')::date
   ) as months
   order by month;
 
