@@ -9,7 +9,8 @@
 // also prints the CPU the server and PostgreSQL spent per event.
 //   npm run bench:ingest            (embedded PostgreSQL in a temporary directory)
 //   BENCH_SECONDS=5 BENCH_ROUNDS=2 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
-//   BENCH_ONLY=single|nobatch|batch skips runs; BENCH_CPU_PROF=dir profiles the server.
+//   BENCH_ONLY=single|nobatch|batch skips runs (batch: only the batch-versus-floor figure);
+//   BENCH_CPU_PROF=dir profiles the server.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -259,9 +260,12 @@ async function batchRuns(app: Server, setup: Setup, databaseUrl: string, base: n
   const rate = (events: number) => `${events.toFixed(0).padStart(8)} events/s`;
   console.log(`${'  pg only, a half of contacts each'.padEnd(34)} ${rate(withChecks)}`);
   console.log(`${'  same, no foreign-key checks'.padEnd(34)} ${rate(withoutChecks)}`);
+  // The figure: what the batch endpoint ingests as a share of what this machine can write of the
+  // same rows, measured in the same run (absolute rates drift with the machine's load).
   console.log(
-    `batch = ${batched.toFixed(0)} events/s (target ≥ 20,000); batch / baseline = ${(batched / base).toFixed(1)}; ` +
-      `batch / write floor = ${(batched / withChecks).toFixed(2)} (halves ${(halves / withChecks).toFixed(2)})`,
+    `batch / write floor = ${(batched / withChecks).toFixed(2)} for random contacts (goal ≥ 0.5), ` +
+      `${(halves / withChecks).toFixed(2)} for disjoint contacts; ` +
+      `batch ${batched.toFixed(0)} events/s, floor ${withChecks.toFixed(0)} events/s; batch / baseline = ${(batched / base).toFixed(1)}`,
   );
 }
 

@@ -60,23 +60,35 @@ const CAMPAIGNS = [
   },
 ];
 
-class Api {
+/** A signed-in API client (the session cookie of the last sign-in); benches set up through it. */
+export class Api {
   private cookie = '';
   readonly base: string;
   constructor(base: string) {
     this.base = base;
   }
-  async post(path: string, body: unknown, expected = 201) {
+  post(path: string, body: unknown, expected = 201) {
+    return this.request('POST', path, body, expected);
+  }
+  async request(method: string, path: string, body: unknown, expected: number) {
     const response = await fetch(this.base + path, {
-      method: 'POST',
+      method,
       headers: { 'content-type': 'application/json', cookie: this.cookie },
-      body: JSON.stringify(body),
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const setCookie = response.headers.getSetCookie()[0];
     if (setCookie) this.cookie = setCookie.split(';')[0];
     const text = await response.text();
-    if (response.status !== expected) throw new Error(`POST ${path} → ${response.status}: ${text}`);
+    if (response.status !== expected) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
     return text ? JSON.parse(text) : undefined;
+  }
+
+  /** Registers an account, signs in and makes a workspace; returns its id. */
+  async newWorkspace(name: string): Promise<string> {
+    const email = `bench.${Date.now()}@example.com`;
+    await this.post('/api/auth/register', { name, email, password: 'correct horse battery' });
+    await this.post('/api/auth/signin', { email, password: 'correct horse battery' }, 200);
+    return (await this.post('/api/workspaces', { name })).id;
   }
 }
 
@@ -96,10 +108,7 @@ function randomEventFor(emails: string[]) {
 
 export async function setUpWorkspace(baseUrl: string): Promise<Setup> {
   const api = new Api(baseUrl);
-  const email = `bench.${Date.now()}@example.com`;
-  await api.post('/api/auth/register', { name: 'Bench', email, password: 'correct horse battery' });
-  await api.post('/api/auth/signin', { email, password: 'correct horse battery' }, 200);
-  const { id: workspaceId } = await api.post('/api/workspaces', { name: 'Bench' });
+  const workspaceId = await api.newWorkspace('Bench');
   const base = `/api/workspaces/${workspaceId}`;
   const { key } = await api.post(`${base}/keys`, {
     name: 'bench',

@@ -160,6 +160,7 @@ const environmentSchema = z.object({
   WEBHOOK_ALLOW_HTTP: booleanFlag.optional(),
   WEBHOOK_DISABLE_AFTER_DAYS: positiveDecimal.default(5),
   WEBHOOK_CONCURRENCY: wholeNumber(1, 1000).default(64),
+  WEBHOOK_ENDPOINT_CONCURRENCY: wholeNumber(1, 1000).optional(),
   WEBHOOK_LEASE_MS: wholeNumber(500, undefined, ' of milliseconds').optional(),
   WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS: wholeNumber(0, 90 * 24 * 3600, ' of seconds').default(24 * 3600),
   SEGMENT_REFRESH_CRON: cronExpression.default('* * * * *'),

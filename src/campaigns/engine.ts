@@ -3,18 +3,11 @@
 // its campaign (paused: hold it there; archived: exit it), then runs the step and queues the next
 // in the same transaction. Branches and splits decide at once and go on in the same job; a wait
 // arms a delayed job for its own step; a send creates its message (unique per enrollment and step)
-// with its delivery job, and delivers it after the commit.
+// with its delivery job, which sends it.
 import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
-import type { JobDefinition } from '../jobs/definition.ts';
-import {
-  type Channel,
-  createMessage,
-  deliverMessage,
-  enqueueDelivery,
-  type MessageTemplate,
-} from '../messages/index.ts';
+import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
   endEnrollment,
@@ -26,10 +19,10 @@ import {
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
 import { pacedUntil } from './pacing.ts';
 import type { BranchCondition } from './schemas.ts';
-import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
+import { enqueueSteps } from './stepQueue.ts';
 
-const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
-type StepPayload = z.infer<typeof StepPayload>;
+export const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
+export type StepPayload = z.infer<typeof StepPayload>;
 
 /** Control steps chained in one job; a tree holds far fewer, so more means a bug, not a flow. */
 const MAX_HOPS = 1_000;
@@ -39,10 +32,16 @@ const CLOCK_TOLERANCE_MS = 1_000;
 
 type Flow = { app: AppContext; tx: Tx; context: StepContext; cohorts: Record<string, number> };
 
-/** Runs one step job; returns the message to deliver after the commit, if it made one. */
+/** Runs one step job; returns the message it made, if any. */
 async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): Promise<string | null> {
   const context = await lockEnrollment(tx, job.enrollmentId);
   if (context?.status !== 'active' || context.step_key !== job.stepKey) return null;
+  return runLockedStep(app, tx, context);
+}
+
+/** Runs the step an enrollment, locked and checked to be at it, is at. */
+export async function runLockedStep(app: AppContext, tx: Tx, context: StepContext): Promise<string | null> {
+  const stepKey = context.step_key!;
   if (context.campaign_status === 'archived') {
     await endEnrollment(tx, context, { status: 'exited', exitReason: 'archived' });
     return null;
@@ -51,7 +50,7 @@ async function runStepInTransaction(app: AppContext, tx: Tx, job: StepPayload): 
     await holdEnrollment(tx, context.id); // resume queues it again
     return null;
   }
-  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, job.stepKey);
+  return walk({ app, tx, context, cohorts: { ...context.cohorts } }, stepKey);
 }
 
 async function walk(flow: Flow, from: string): Promise<string | null> {
@@ -117,6 +116,20 @@ export function templateOf(step: Step): MessageTemplate {
   };
 }
 
+/** The message a send step makes for an enrollment. */
+export function stepMessage(context: StepContext, key: string, step: Step) {
+  return {
+    workspaceId: context.workspace_id,
+    contactId: context.contact_id,
+    channel: step.channel as Channel,
+    campaignId: context.campaign_id,
+    enrollmentId: context.id,
+    stepKey: key,
+    template: templateOf(step),
+    triggerEventId: context.trigger_event_id,
+  };
+}
+
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
 async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
   const { app, tx, context } = flow;
@@ -127,16 +140,7 @@ async function send(flow: Flow, key: string, step: Step): Promise<string | null>
     await enqueueSteps(tx, [{ enrollmentId: context.id, stepKey: key, startAfter: paced }]);
     return null;
   }
-  const message = await createMessage(tx, {
-    workspaceId: context.workspace_id,
-    contactId: context.contact_id,
-    channel: step.channel as Channel,
-    campaignId: context.campaign_id,
-    enrollmentId: context.id,
-    stepKey: key,
-    template: templateOf(step),
-    triggerEventId: context.trigger_event_id,
-  });
+  const message = await createMessage(tx, stepMessage(context, key, step));
   if (message.created) await enqueueDelivery(app, tx, message.id);
   const next = nextStepKey(context.steps, key);
   if (next === null) {
@@ -149,27 +153,7 @@ async function send(flow: Flow, key: string, step: Step): Promise<string | null>
 }
 
 export async function runStep(app: AppContext, payload: StepPayload): Promise<void> {
-  const messageId = await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
-  if (!messageId) return;
-  // The delivery job queued with the message covers a failure here; the claim makes one send.
-  await deliverMessage(app, messageId).catch((error: unknown) => {
-    app.log.warn({ err: error, messageId }, 'campaign send: delivery left to its job');
-  });
+  // The message's send job, queued with it, delivers it: in a broadcast, in batches of many
+  // (messages/deliver.ts), where one delivery here per step job cost a dozen round trips each.
+  await app.db.transaction((tx) => runStepInTransaction(app, tx, payload));
 }
-
-export const stepJob: JobDefinition<StepPayload> = {
-  name: STEP_QUEUE,
-  // notify: a step queued now runs now, not at the worker's next poll.
-  queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, notify: true },
-  // A wait's job is queued ahead of its time: its NOTIFY wakes the worker before it is due, so
-  // the poll (not the 30 s notify backstop) is what starts it, within a second of its end.
-  work: {
-    batchSize: 20,
-    burstWhenBatchFull: true,
-    pollingIntervalSeconds: 1,
-    notifyPollingIntervalSeconds: 1,
-  },
-  handler: async (context: AppContext, jobs) => {
-    for (const job of jobs) await runStep(context, StepPayload.parse(job.data));
-  },
-};

@@ -2,7 +2,7 @@
 import { config } from '../config.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { broadcastJob } from './broadcast.ts';
-import { stepJob } from './engine.ts';
+import { stepJob } from './stepBatch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function campaignJobs(): JobDefinition<any>[] {

@@ -23,7 +23,6 @@ export { PUSH_PAYLOAD_MAX_BYTES } from './push/send.ts';
 export { findPushPublicKey } from './push/service.ts';
 export {
   findPushSubscriptionContact,
-  hasPushSubscription,
   type NewPushSubscription,
   upsertPushSubscription,
 } from './push/subscriptionQueries.ts';

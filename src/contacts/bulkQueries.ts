@@ -16,7 +16,10 @@ export type FoundContact = z.infer<typeof FoundRow>;
  * Every contact named by id (or by a live merge alias), email or anonymousId (its own, or one it
  * kept from a merge), locked in id order so that concurrent requests for the same contacts queue
  * instead of deadlocking. `requested_id` is the alias that led to the row, when one did;
- * `kept_anonymous_ids` the requested anonymousIds it kept from merges.
+ * `kept_anonymous_ids` the requested anonymousIds it kept from merges. `no key update`: ingest
+ * never changes a contact's id, so rows that merely reference the contact (a segment refresh or
+ * another feature adding a membership, an enrollment) go ahead instead of queueing behind it;
+ * deleting or merging the contact still waits.
  */
 export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
   const ids = sql.array(identifiers.ids, 'text');
@@ -44,7 +47,7 @@ export async function findAndLockContacts(db: Db, workspaceId: string, identifie
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
     order by c.id
-    for update of c
+    for no key update of c
   `);
 }
 

@@ -2,7 +2,7 @@
 // the workspace and campaign names, and the trigger event. The exception to "features read their
 // own tables": these are reads of stable columns, and one round-trip per send matters in a broadcast.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const DeliveryContext = z.object({
   email: z.string().nullable(),
@@ -20,33 +20,55 @@ export const DeliveryContext = z.object({
   track_clicks: z.boolean(),
   /** The contact's Telegram chat linked last (telegram_chats), if any. */
   telegram_chat_id: z.number().nullable(),
+  /** Whether any browser of the contact is subscribed to push (push_subscriptions). */
+  has_push_subscription: z.boolean(),
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
 
-export async function findDeliveryContext(
+type ContextKey = {
+  workspace_id: string;
+  contact_id: string;
+  campaign_id: string | null;
+  trigger_event_id: string | null;
+};
+
+export async function findDeliveryContext(db: Db, message: ContextKey) {
+  const found = await findDeliveryContexts(db, [{ ...message, id: '' }]);
+  return found.get('') ?? null;
+}
+
+/** The contexts of a batch of messages in one statement, by message id (none: the contact is gone). */
+export async function findDeliveryContexts(
   db: Db,
-  message: {
-    workspace_id: string;
-    contact_id: string;
-    campaign_id: string | null;
-    trigger_event_id: string | null;
-  },
-) {
-  return db.maybeOne(sql.type(DeliveryContext)`
-    select c.email, c.first_name, c.last_name, c.phone, c.attributes, c.lead_score,
+  messages: readonly (ContextKey & { id: string })[],
+): Promise<Map<string, DeliveryContext>> {
+  if (messages.length === 0) return new Map();
+  const keys = messages.map(({ id, workspace_id, contact_id, campaign_id, trigger_event_id }) => ({
+    id,
+    workspace_id,
+    contact_id,
+    campaign_id,
+    trigger_event_id,
+  }));
+  const rows = await db.any(sql.type(DeliveryContext.extend({ message_id: z.string() }))`
+    select r.id as message_id, c.email, c.first_name, c.last_name, c.phone, c.attributes, c.lead_score,
       w.name as workspace_name, cmp.name as campaign_name, e.type as event_type, e.metadata as event_metadata,
       coalesce((w.tracking->>'opens')::boolean, true) and coalesce((cmp.tracking->>'opens')::boolean, true)
         as track_opens,
       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
         as track_clicks,
       (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
-       order by t.linked_at desc limit 1) as telegram_chat_id
-    from contacts c
+       order by t.linked_at desc limit 1) as telegram_chat_id,
+      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id)
+        as has_push_subscription
+    from jsonb_to_recordset(${jsonbRows(keys)})
+      as r(id text, workspace_id text, contact_id text, campaign_id text, trigger_event_id text)
+    join contacts c on c.workspace_id = r.workspace_id and c.id = r.contact_id
     join workspaces w on w.id = c.workspace_id
-    left join campaigns cmp on cmp.workspace_id = c.workspace_id and cmp.id = ${message.campaign_id}
-    left join events e on e.workspace_id = c.workspace_id and e.id = ${message.trigger_event_id}
-    where c.workspace_id = ${message.workspace_id} and c.id = ${message.contact_id}
+    left join campaigns cmp on cmp.workspace_id = c.workspace_id and cmp.id = r.campaign_id
+    left join events e on e.workspace_id = c.workspace_id and e.id = r.trigger_event_id
   `);
+  return new Map(rows.map(({ message_id, ...context }) => [message_id, context]));
 }
 
 /** The contact a transactional message names by email; null when none has it. */

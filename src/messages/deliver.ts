@@ -1,22 +1,19 @@
-// The one place that sends. Order of the side effects, and why:
-//   1. claim the row (queued → sending, with a lease) in its own statement, committed BEFORE the
-//      provider is called: a retried job, a second worker or a crash after the send finds the row
+// The one place that sends, a batch of messages at a time (one is a batch of one). Order of the
+// side effects, and why:
+//   1. claim the rows (queued → sending, with a lease) in one statement, committed BEFORE the
+//      provider is called: a retried job, a second worker or a crash after the send finds a row
 //      claimed or final and sends nothing. At most one send per message, whatever fails.
-//   2. suppression (opt-outs, hard bounces, complaints, no address): recorded, never sent.
-//   3. render with the templates kit; a template error fails the message with that error.
+//   2. suppression (opt-outs, hard bounces, complaints, soft bounces, no address): recorded, never sent.
+//   3. render with the templates kit (and add tracking); a template error fails the message with that error.
 //   4. call the channel, outside any transaction (a provider can take seconds).
-//   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts).
-// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts).
+//   5. record the outcome, its timeline entry and its webhook in one transaction (outcomes.ts);
+//      the accepted sends of a batch in one transaction together.
+// Before 1, an attempt whose channel has a rate reserves its send slot and waits for it (sendRate.ts):
+// the claim leaves it out until it has one.
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import { createHash } from 'node:crypto';
-import {
-  hasPushSubscription,
-  type OutgoingMessage,
-  type PushMessage,
-  type SendOutcome,
-  sendMessage,
-} from '../channels/index.ts';
+import { type OutgoingMessage, type PushMessage, type SendFailure, sendMessage } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
 import {
   renderEmail,
@@ -25,11 +22,11 @@ import {
   type TemplateField,
   type TemplateVariables,
 } from '../templates/index.ts';
-import { type DeliveryContext, findDeliveryContext } from './contextQueries.ts';
-import { recordFailure, recordOutcome } from './outcomes.ts';
-import { claimMessage, findMessageById, type MessageRow, type MessageStatus } from './queries.ts';
-import { needsSendSlot, reserveSlotFor } from './sendRate.ts';
-import { findSuppression } from './subscriptionQueries.ts';
+import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
+import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
+import { claimMessages, findMessagesByIds, type MessageRow, type MessageStatus } from './queries.ts';
+import { reserveSlots } from './sendRate.ts';
+import { findSuppressions } from './subscriptionQueries.ts';
 import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
 import { isWebUrl, publicBase, signMessageToken } from './trackingTokens.ts';
 import { addTracking } from './trackLinks.ts';
@@ -42,19 +39,77 @@ export async function deliverMessage(
   messageId: string,
   paced = false,
 ): Promise<MessageStatus> {
-  const claimed = await claimMessage(app.db, messageId, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
-  if (!claimed) {
-    const current = await findMessageById(app.db, messageId);
-    // Its channel has a rate: a slot first, then the claim (now, or by the paced job at the slot).
-    if (current && !paced && needsSendSlot(current)) {
-      if ((await reserveSlotFor(app, messageId)) === 'now') return deliverMessage(app, messageId, true);
-      return 'queued';
-    }
-    // Erased with its contact since it was queued: nothing to send, nothing to record.
-    return current?.status ?? 'failed';
+  // Not found: erased with its contact since it was queued; nothing to send, nothing to record.
+  return (await deliverMessages(app, [messageId], paced)).get(messageId) ?? 'failed';
+}
+
+/**
+ * Delivers a batch (a page of a broadcast's send jobs): one claim, one read of the contacts and
+ * one of their opt-outs for all, the sends in parallel through the pooled transport, and the
+ * accepted ones recorded together. Returns the status of each message that still exists. Those the
+ * claim left out are left alone (already claimed, final, or waiting for a retry or their slot),
+ * except an attempt whose channel has a rate and that has no slot yet: unless `paced` (its slot is
+ * settled), it reserves one and is sent now if the slot is due, else by its paced job.
+ */
+export async function deliverMessages(
+  app: Services,
+  messageIds: readonly string[],
+  paced = false,
+): Promise<Map<string, MessageStatus>> {
+  if (messageIds.length === 0) return new Map();
+  const claimed = await claimMessages(app.db, messageIds, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
+  const claimedIds = new Set(claimed.map((message) => message.id));
+  const unclaimed = messageIds.filter((id) => !claimedIds.has(id));
+  // Both halves run to the end before a failure of either is thrown: no send is left unrecorded.
+  const [left, sent] = await Promise.allSettled([
+    unclaimed.length > 0 ? settleUnclaimed(app, unclaimed, paced) : new Map<string, MessageStatus>(),
+    sendClaimed(app, claimed),
+  ]);
+  if (left.status === 'rejected') throw left.reason;
+  if (sent.status === 'rejected') throw sent.reason;
+  return new Map([...left.value, ...sent.value]);
+}
+
+/** The status of messages the claim left out, after reserving the send slots they need (and sending those due now). */
+async function settleUnclaimed(app: Services, messageIds: readonly string[], paced: boolean) {
+  const rows = await findMessagesByIds(app.db, messageIds);
+  const statuses = new Map(rows.map((row) => [row.id, row.status]));
+  const due = paced ? [] : await reserveSlots(app, rows);
+  for (const [id, status] of await deliverMessages(app, due, true)) statuses.set(id, status);
+  return statuses;
+}
+
+/** Sends claimed messages; the accepted ones are recorded together, any other outcome by its attempt. */
+async function sendClaimed(app: Services, claimed: readonly MessageRow[]) {
+  const statuses = new Map<string, MessageStatus>();
+  if (claimed.length === 0) return statuses;
+  const contexts = await findDeliveryContexts(app.db, claimed);
+  const optOuts = await findSuppressions(app.db, claimed);
+  const attempts = await Promise.allSettled(
+    claimed.map((message) => attempt(app, message, contexts.get(message.id), optOuts.get(message.id))),
+  );
+  const sent: SentDelivery[] = [];
+  for (const [index, result] of attempts.entries()) {
+    if (result.status === 'rejected') continue;
+    if (typeof result.value === 'string') statuses.set(claimed[index].id, result.value);
+    else sent.push(result.value);
   }
-  const context = await findDeliveryContext(app.db, claimed);
-  const suppressed = context ? await suppressionOf(app, claimed, context) : 'the contact no longer exists';
+  // One failure (a lost connection to the database) must not leave the others' sends unrecorded.
+  await recordSent(app, sent);
+  for (const delivery of sent) statuses.set(delivery.message.id, 'sent');
+  const failed = attempts.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return statuses;
+}
+
+/** Sends one claimed message; a send the provider accepted is returned for recordSent, any other outcome is recorded here. */
+async function attempt(
+  app: Services,
+  claimed: MessageRow,
+  context: DeliveryContext | undefined,
+  optOut: string | null | undefined,
+): Promise<MessageStatus | SentDelivery> {
+  const suppressed = suppressionOf(claimed, context, optOut);
   if (suppressed || !context) {
     return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
   }
@@ -69,35 +124,27 @@ export async function deliverMessage(
     status: 'retry' as const,
     error: `channel error: ${(error as Error).message}`,
   }));
-  return recordOutcome(app, claimed, {
-    rendered: true,
-    recipient: recipientOf(outgoing),
-    ...fromSendOutcome(outcome),
-  });
+  const recipient = recipientOf(outgoing);
+  if (outcome.status === 'sent') return { message: claimed, recipient, outcome };
+  return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
 }
 
-async function suppressionOf(app: Services, message: MessageRow, context: DeliveryContext) {
+/** Why the message must not be sent: no contact, no address on its channel, or its opt-outs (findSuppressions). */
+function suppressionOf(
+  message: MessageRow,
+  context: DeliveryContext | undefined,
+  optOut: string | null | undefined,
+): string | null {
+  if (!context) return 'the contact no longer exists';
   if (message.channel === 'email' && !context.email) return 'the contact has no email address';
-  if (
-    message.channel === 'push' &&
-    !(await hasPushSubscription(app.db, message.workspace_id, message.contact_id))
-  )
+  if (message.channel === 'push' && !context.has_push_subscription)
     return 'the contact has no push subscription';
   if (message.channel === 'telegram' && context.telegram_chat_id === null)
     return 'the contact has no linked Telegram chat';
-  return findSuppression(
-    app.db,
-    message.workspace_id,
-    message.contact_id,
-    message.channel,
-    message.ignore_unsubscribe,
-  );
+  return optOut ?? null;
 }
 
-function fromSendOutcome(outcome: SendOutcome) {
-  if (outcome.status === 'sent') {
-    return { status: 'sent' as const, providerId: outcome.providerId, providerResponse: outcome.response };
-  }
+function fromSendOutcome(outcome: SendFailure) {
   const error = outcome.stage ? `${outcome.stage}: ${outcome.error}` : outcome.error;
   return { status: outcome.status, error, retryAfterMs: outcome.retryAfterMs };
 }

@@ -23,7 +23,14 @@ export {
   type MessageTemplate,
 } from './queries.ts';
 export { TrackingSwitches } from './schemas.ts';
-export { type CreateMessageInput, createMessage, enqueueDelivery, putSubscriptions } from './service.ts';
+export {
+  type CampaignMessageInput,
+  type CreateMessageInput,
+  createCampaignMessages,
+  createMessage,
+  enqueueDelivery,
+  putSubscriptions,
+} from './service.ts';
 export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {

@@ -1,11 +1,12 @@
-// The worker's message jobs: `messages.send` delivers one message (safe to run twice: the claim
-// decides), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
+// The worker's message jobs: `messages.send` delivers its message (a batch of jobs at once; safe to
+// run twice: the claim decides), `messages.send-paced` one whose channel's rate gave it a later
+// send slot (sendRate.ts), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
 // idempotency keys past their 7 days.
 import { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
-import { deliverMessage } from './deliver.ts';
+import { deliverMessage, deliverMessages } from './deliver.ts';
 import { SEND_QUEUE } from './outcomes.ts';
 import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
 import { pacedSendJob } from './sendRate.ts';
@@ -22,9 +23,14 @@ export const sendMessageJob: JobDefinition<z.infer<typeof SendPayload>> = {
   queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3_600, notify: true },
   // A retry's job is delayed (startAfter), and no NOTIFY announces it when it comes due: with
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
-  work: { batchSize: 10, burstWhenBatchFull: true, notifyPollingIntervalSeconds: 2 },
+  // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
+  // (deliverMessages), and two batches overlap so the pooled connections never wait for the database.
+  work: { batchSize: 50, burstWhenBatchFull: true, localConcurrency: 4, notifyPollingIntervalSeconds: 2 },
   handler: async (context: AppContext, jobs) => {
-    await Promise.all(jobs.map((job) => deliverMessage(context, SendPayload.parse(job.data).messageId)));
+    await deliverMessages(
+      context,
+      jobs.map((job) => SendPayload.parse(job.data).messageId),
+    );
   },
 };
 

@@ -3,8 +3,15 @@
 // back to queued with its retry job enqueued in the same transaction.
 import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
-import { emit } from '../outbox/emit.ts';
-import { finishClaim, insertMessageEvent, type MessageRow, type MessageStatus } from './queries.ts';
+import { emit, emitMany } from '../outbox/emit.ts';
+import {
+  finishClaim,
+  finishSentClaims,
+  insertMessageEvent,
+  insertMessageEvents,
+  type MessageRow,
+  type MessageStatus,
+} from './queries.ts';
 import { setSubscription } from './subscriptionQueries.ts';
 import { unsubscribeContact } from './unsubscribe.ts';
 
@@ -73,6 +80,63 @@ export async function recordOutcome(
   return status;
 }
 
+export type SentDelivery = {
+  message: MessageRow;
+  /** The address or chat; undefined for push (it goes to each of the contact's browsers). */
+  recipient: string | undefined;
+  outcome: { providerId: string; response: string };
+};
+
+/** recordOutcome for sends the provider accepted, all in one transaction of three statements. */
+export async function recordSent(app: Services, sent: readonly SentDelivery[]): Promise<void> {
+  if (sent.length === 0) return;
+  const recorded = await app.db.transaction(async (tx) => {
+    const finished = await finishSentClaims(
+      tx,
+      sent.map(({ message, recipient, outcome }) => ({
+        id: message.id,
+        recipient: recipient ?? null,
+        providerId: outcome.providerId,
+        providerResponse: outcome.response,
+      })),
+    );
+    const mine = sent.filter(({ message }) => finished.has(message.id));
+    await insertMessageEvents(
+      tx,
+      mine.map(({ message, outcome }) => ({
+        workspace_id: message.workspace_id,
+        message_id: message.id,
+        type: 'sent',
+        detail: timelineDetail({ status: 'sent', providerResponse: outcome.response }, message, null),
+      })),
+    );
+    await emitMany(
+      tx,
+      mine.map(({ message }) => ({
+        workspaceId: message.workspace_id,
+        type: 'message.sent' as const,
+        data: sentData(message),
+      })),
+    );
+    return finished;
+  });
+  for (const { message } of sent) {
+    if (!recorded.has(message.id))
+      app.log.warn(
+        { messageId: message.id, status: 'sent' },
+        'send outcome after the claim was swept; not recorded',
+      );
+  }
+}
+
+const sentData = (message: MessageRow) => ({
+  messageId: message.id,
+  contactId: message.contact_id,
+  channel: message.channel,
+  status: 'sent',
+  campaignId: message.campaign_id,
+});
+
 function finalStatus(status: ClaimOutcome['status'], retryDelayMs: number | null): MessageStatus {
   if (status === 'sent' || status === 'suppressed') return status;
   if (status === 'bounce') return 'bounced';
@@ -95,11 +159,7 @@ async function announce(tx: Tx, message: MessageRow, status: MessageStatus, outc
   const ids = { messageId: message.id, contactId: message.contact_id };
   const workspaceId = message.workspace_id;
   if (status === 'sent') {
-    await emit(tx, {
-      workspaceId,
-      type: 'message.sent',
-      data: { ...ids, channel: message.channel, status, campaignId: message.campaign_id },
-    });
+    await emit(tx, { workspaceId, type: 'message.sent', data: sentData(message) });
   } else if (status === 'bounced') {
     await emit(tx, { workspaceId, type: 'message.bounced', data: { ...ids, bounceType: 'hard' } });
     // A hard bounce suppresses the channel for good (until the workspace resubscribes the contact).

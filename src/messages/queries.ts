@@ -4,7 +4,7 @@ import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { noSendRate } from '../channels/index.ts';
 import { type PageWindow, selectPage } from '../db/paginate.ts';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const CHANNELS = ['email', 'push', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -93,6 +93,33 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<MessageRow |
   `);
 }
 
+export type NewCampaignMessage = {
+  id: string;
+  workspace_id: string;
+  contact_id: string;
+  channel: Channel;
+  campaign_id: string | null;
+  enrollment_id: string;
+  step_key: string;
+  template: MessageTemplate;
+  trigger_event_id: string | null;
+};
+
+/** insertMessage for many campaign steps; returns the ids inserted (a step that has its message keeps it). */
+export async function insertCampaignMessages(db: Db, rows: readonly NewCampaignMessage[]) {
+  if (rows.length === 0) return new Set<string>();
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    insert into messages (workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key,
+      template, trigger_event_id)
+    select workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key, template, trigger_event_id
+    from jsonb_to_recordset(${jsonbRows(rows)}) as r(workspace_id text, id text, contact_id text,
+      channel text, campaign_id text, enrollment_id text, step_key text, template jsonb, trigger_event_id text)
+    on conflict (workspace_id, enrollment_id, step_key) do nothing
+    returning id
+  `);
+  return new Set(ids);
+}
+
 export async function findMessageByStep(db: Db, workspaceId: string, enrollmentId: string, stepKey: string) {
   return db.one(sql.type(MessageRow)`
     select ${columns} from messages
@@ -108,21 +135,33 @@ export async function findMessage(db: Db, workspaceId: string, messageId: string
 
 /** The worker's read: the job payload carries the id only. */
 export async function findMessageById(db: Db, messageId: string) {
-  return db.maybeOne(sql.type(MessageRow)`select ${columns} from messages where id = ${messageId}`);
+  return (await findMessagesByIds(db, [messageId]))[0] ?? null;
+}
+
+export async function findMessagesByIds(db: Db, messageIds: readonly string[]) {
+  return db.any(sql.type(MessageRow)`
+    select ${columns} from messages where id = any(${sql.array(messageIds, 'text')})
+  `);
 }
 
 /**
- * queued → sending with a lease, in its own statement: only one caller wins the row, and the claim
- * commits before the provider is called. Null when the row is not queued (sent, final or claimed),
- * waits for a retry or its send slot (its job starts at next_attempt_at by the same database
- * clock), or needs a send slot first: its channel has a rate and the attempt has reserved none.
+ * queued → sending with a lease, in its own statement: only one caller wins each row, and the claim
+ * commits before the provider is called. Leaves out rows that are not queued (sent, final or
+ * claimed), wait for a retry or their send slot (their job starts at next_attempt_at by the same
+ * database clock), or need a send slot first: their channel has a rate and the attempt has
+ * reserved none (sendRate.ts reserves it; the claim then consumes it).
  */
 export async function claimMessage(db: Db, messageId: string, leaseMs: number) {
-  return db.maybeOne(sql.type(MessageRow)`
+  return (await claimMessages(db, [messageId], leaseMs))[0] ?? null;
+}
+
+export async function claimMessages(db: Db, messageIds: readonly string[], leaseMs: number) {
+  return db.any(sql.type(MessageRow)`
     update messages
     set status = 'sending', attempts = attempts + 1, lease_until = now() + ${leaseMs} * interval '1 ms',
         next_attempt_at = null, rate_slot_at = null, updated_at = now()
-    where id = ${messageId} and status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())
+    where id = any(${sql.array(messageIds, 'text')}) and status = 'queued'
+      and (next_attempt_at is null or next_attempt_at <= now())
       and (rate_slot_at is not null or ${noSendRate(sql.fragment`messages.workspace_id`, sql.fragment`messages.channel`)})
     returning ${columns}
   `);
@@ -178,6 +217,35 @@ export async function finishClaim(db: Db, messageId: string, outcome: Outcome): 
     where id = ${messageId} and status = 'sending'
   `);
   return result.rowCount === 1;
+}
+
+export type SentOutcome = {
+  id: string;
+  recipient: string | null;
+  providerId: string;
+  providerResponse: string;
+};
+
+/** Records sends the provider accepted, in one statement; returns the ids whose claim still held. */
+export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Promise<Set<string>> {
+  if (sent.length === 0) return new Set();
+  const rows = sent.map((row) => ({
+    id: row.id,
+    recipient: row.recipient,
+    provider_id: row.providerId,
+    provider_response: row.providerResponse,
+  }));
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    update messages m
+    set status = 'sent', lease_until = null, updated_at = now(), recipient = coalesce(r.recipient, m.recipient),
+        provider_id = r.provider_id, provider_response = r.provider_response, error = null,
+        next_attempt_at = null, rendered_at = now(), sent_at = now()
+    from jsonb_to_recordset(${jsonbRows(rows)})
+      as r(id text, recipient text, provider_id text, provider_response text)
+    where m.id = r.id and m.status = 'sending'
+    returning m.id
+  `);
+  return new Set(ids);
 }
 
 /** Claims whose lease passed with no outcome: the worker died mid-send. Never resent. */
@@ -239,6 +307,24 @@ export async function insertMessageEvent(
   await db.query(sql.typeAlias('void')`
     insert into message_events (workspace_id, message_id, type, detail)
     values (${message.workspace_id}, ${message.id}, ${type}, ${sql.jsonb(detail as never)})
+  `);
+}
+
+/** Timeline entries of several messages in one statement. */
+export async function insertMessageEvents(
+  db: Db,
+  entries: readonly {
+    workspace_id: string;
+    message_id: string;
+    type: string;
+    detail: Record<string, unknown>;
+  }[],
+) {
+  if (entries.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    insert into message_events (workspace_id, message_id, type, detail)
+    select workspace_id, message_id, type, detail
+    from jsonb_to_recordset(${jsonbRows(entries)}) as r(workspace_id text, message_id text, type text, detail jsonb)
   `);
 }
 

@@ -23,8 +23,19 @@ const MAX_SLEEP_MS = 3 * LEAD_MS;
 const CLOCK_MARGIN_MS = 5;
 
 /** Whether the message's attempt may have to reserve a send slot before its claim. */
-export const needsSendSlot = (message: MessageRow) =>
-  message.status === 'queued' && message.rate_slot_at === null;
+const needsSendSlot = (message: MessageRow) => message.status === 'queued' && message.rate_slot_at === null;
+
+/**
+ * Reserves a slot for each of these messages (left out by the claim) whose attempt needs one, one
+ * after another (they would wait on the same slot row anyway); returns the ids to claim now.
+ */
+export async function reserveSlots(app: AppContext, messages: readonly MessageRow[]): Promise<string[]> {
+  const due: string[] = [];
+  for (const message of messages.filter(needsSendSlot)) {
+    if ((await reserveSlotFor(app, message.id)) === 'now') due.push(message.id);
+  }
+  return due;
+}
 
 /**
  * Reserves the attempt's send slot, with its paced job when the slot is later, in one transaction.

@@ -14,8 +14,10 @@ import {
   claimIdempotencyKey,
   findMessage,
   findMessageByStep,
+  insertCampaignMessages,
   insertMessage,
   insertMessageEvent,
+  insertMessageEvents,
   listMessageEvents,
   listMessageHits,
   listMessagePage,
@@ -68,6 +70,48 @@ export async function createMessage(
   }
   const existing = await findMessageByStep(tx, input.workspaceId, input.enrollmentId!, input.stepKey!);
   return { id: existing.id, created: false };
+}
+
+export type CampaignMessageInput = CreateMessageInput & { enrollmentId: string; stepKey: string };
+
+/**
+ * createMessage and enqueueDelivery for a batch of campaign steps (a page of a broadcast), in a
+ * few statements. Returns each step's message id, made now or before (a retried step job).
+ */
+export async function createCampaignMessages(
+  app: { boss: Boss },
+  tx: Db,
+  inputs: readonly CampaignMessageInput[],
+): Promise<Map<string, string>> {
+  const rows = inputs.map((input) => ({
+    id: newId('message'),
+    workspace_id: input.workspaceId,
+    contact_id: input.contactId,
+    channel: input.channel,
+    campaign_id: input.campaignId ?? null,
+    enrollment_id: input.enrollmentId,
+    step_key: input.stepKey,
+    template: input.template,
+    trigger_event_id: input.triggerEventId ?? null,
+  }));
+  const created = await insertCampaignMessages(tx, rows);
+  const made = rows.filter((row) => created.has(row.id));
+  await insertMessageEvents(
+    tx,
+    made.map((row) => ({ workspace_id: row.workspace_id, message_id: row.id, type: 'queued', detail: {} })),
+  );
+  if (made.length > 0) {
+    const jobs = made.map((row) => ({ data: { messageId: row.id } }));
+    await app.boss.insert(SEND_QUEUE, jobs, { db: transactionalDb(tx) });
+  }
+  const ids = new Map<string, string>();
+  for (const [index, row] of rows.entries()) {
+    const id = created.has(row.id)
+      ? row.id
+      : (await findMessageByStep(tx, row.workspace_id, row.enrollment_id, row.step_key)).id;
+    ids.set(inputs[index].enrollmentId, id);
+  }
+  return ids;
 }
 
 /** Sends the `messages.send` job in the caller's transaction: the message and its job commit together. */

@@ -1,7 +1,7 @@
 // SQL for contact subscriptions (opt-outs per channel, 'all' for the global one) and the one
 // statement messages run on enrollments: the exit of an unsubscribed contact.
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
@@ -69,11 +69,23 @@ const ADDRESS_REFUSALS: Partial<Record<OptOutReason, string>> = {
   soft_bounces: 'repeated soft bounces',
 };
 
+type OptOut = { channel: string; reason: string | null };
+
 /**
- * Why a send to this contact on this channel must not happen, or null. Hard bounces, complaints
- * and a run of soft bounces hold even for mail sent with ignoreUnsubscribe (the address does not
- * want it or does not take it); other opt-outs do not.
+ * Why a send on `channel` must not happen given the contact's opt-outs, or null. Hard bounces,
+ * complaints and a run of soft bounces hold even for mail sent with ignoreUnsubscribe (the address
+ * does not want it or does not take it); other opt-outs do not.
  */
+function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsubscribe: boolean) {
+  const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
+  if (refusal) return refusal;
+  if (ignoreUnsubscribe) return null;
+  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
+  if (rows.length > 0) return `unsubscribed from ${channel}`;
+  return null;
+}
+
+/** Why a send to this contact on this channel must not happen, or null (findSuppressions for one). */
 export async function findSuppression(
   db: Db,
   workspaceId: string,
@@ -81,17 +93,53 @@ export async function findSuppression(
   channel: string,
   ignoreUnsubscribe: boolean,
 ): Promise<string | null> {
-  const rows = await db.any(sql.type(z.object({ channel: z.string(), reason: z.string().nullable() }))`
-    select channel, reason from contact_subscriptions
-    where workspace_id = ${workspaceId} and contact_id = ${contactId} and status = 'unsubscribed'
-      and channel in (${channel}, 'all')
+  const recipient = {
+    id: '',
+    workspace_id: workspaceId,
+    contact_id: contactId,
+    channel,
+    ignore_unsubscribe: ignoreUnsubscribe,
+  };
+  return (await findSuppressions(db, [recipient])).get('') ?? null;
+}
+
+export type Recipient = {
+  id: string;
+  workspace_id: string;
+  contact_id: string;
+  channel: string;
+  ignore_unsubscribe: boolean;
+};
+
+/** Why each of a batch of messages must not be sent, in one statement: message id → reason (null: may send). */
+export async function findSuppressions(
+  db: Db,
+  messages: readonly Recipient[],
+): Promise<Map<string, string | null>> {
+  const keys = messages.map(({ id, workspace_id, contact_id, channel }) => ({
+    id,
+    workspace_id,
+    contact_id,
+    channel,
+  }));
+  const rows =
+    keys.length === 0
+      ? []
+      : await db.any(sql.type(
+          z.object({ id: z.string(), channel: z.string(), reason: z.string().nullable() }),
+        )`
+    select r.id, s.channel, s.reason
+    from jsonb_to_recordset(${jsonbRows(keys)}) as r(id text, workspace_id text, contact_id text, channel text)
+    join contact_subscriptions s on s.workspace_id = r.workspace_id and s.contact_id = r.contact_id
+      and s.status = 'unsubscribed' and s.channel in (r.channel, 'all')
   `);
-  const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
-  if (refusal) return refusal;
-  if (ignoreUnsubscribe) return null;
-  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
-  if (rows.length > 0) return `unsubscribed from ${channel}`;
-  return null;
+  const byMessage = Map.groupBy(rows, (row) => row.id);
+  return new Map(
+    messages.map((message) => [
+      message.id,
+      suppressionReason(byMessage.get(message.id) ?? [], message.channel, message.ignore_unsubscribe),
+    ]),
+  );
 }
 
 /**

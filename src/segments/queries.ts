@@ -75,14 +75,18 @@ export async function updateSegment(db: Db, workspaceId: string, id: string, inp
     update segments set name = ${input.name}, description = ${input.description}, rules = ${sql.jsonb(input.rules)},
       depends_on_event_types = ${sql.array(d.eventTypes, 'text')}, depends_on_fields = ${sql.array(d.fields, 'text')},
       depends_on_score = ${d.score}, has_time_window = ${d.timeWindow}, status = ${input.status},
-      updated_at = clock_timestamp(), refresh_cursor = null
+      updated_at = clock_timestamp(), refresh_cursor = null, refreshed_through = null, refresh_started_at = null
     where workspace_id = ${workspaceId} and id = ${id}
   `);
 }
 
+/**
+ * The compute job's pages all ran after the version was saved, so every member was evaluated at
+ * or after `updated_at`: the refresh can start from there instead of a whole pass.
+ */
 export async function markSegmentReady(db: Db, workspaceId: string, id: string, version?: string) {
   await db.query(sql.typeAlias('void')`
-    update segments set status = 'ready', computed_at = now()
+    update segments set status = 'ready', computed_at = now(), refreshed_through = updated_at
     where workspace_id = ${workspaceId} and id = ${id}
       ${version ? sql.fragment`and date_trunc('milliseconds', updated_at) = ${version}::timestamptz` : sql.fragment``}
   `);
@@ -176,17 +180,23 @@ export async function findTimeWindowSegments(db: Db, workspaceId: string | null)
 const RefreshRow = RulesRow.extend({
   status: z.enum(['computing', 'ready']),
   refresh_cursor: ContactCursor.nullable(),
+  refreshed_through: z.string().nullable(),
+  /** The transaction's own now(): the time this page or pass evaluates at. */
+  now: z.string(),
 });
 
 /** Locks a segment for one page of its refresh, with where its pass stands. */
 export async function lockSegmentForRefresh(db: Db, workspaceId: string, segmentId: string) {
   return db.maybeOne(sql.type(RefreshRow)`
-    select id, rules, status, refresh_cursor from segments
+    select id, rules, status, refresh_cursor, refreshed_through, now() as now from segments
     where workspace_id = ${workspaceId} and id = ${segmentId} for update
   `);
 }
 
-/** Records where a refresh pass stands; a finished pass (null) also dates the computation. */
+/**
+ * Records where a whole pass stands. Its first page notes when it began; the last (null cursor)
+ * dates the computation and makes that beginning the time every member was evaluated after.
+ */
 export async function saveRefreshCursor(
   db: Db,
   workspaceId: string,
@@ -194,9 +204,51 @@ export async function saveRefreshCursor(
   cursor: ContactCursor | null,
 ) {
   await db.query(sql.typeAlias('void')`
-    update segments set refresh_cursor = ${cursor ? sql.jsonb(cursor) : null}
-      ${cursor ? sql.fragment`` : sql.fragment`, computed_at = now()`}
+    update segments set refresh_cursor = ${cursor ? sql.jsonb(cursor) : null},
+      refresh_started_at = case when refresh_cursor is null then now() else refresh_started_at end
+      ${
+        cursor
+          ? sql.fragment``
+          : sql.fragment`, computed_at = now(),
+        refreshed_through = case when refresh_cursor is null then now() else refresh_started_at end`
+      }
     where workspace_id = ${workspaceId} and id = ${id}
+  `);
+}
+
+/** An incremental refresh has covered everything up to `through`. */
+export async function saveRefreshedThrough(db: Db, workspaceId: string, id: string, through: string) {
+  await db.query(sql.typeAlias('void')`
+    update segments set refreshed_through = ${through}::timestamptz, computed_at = now()
+    where workspace_id = ${workspaceId} and id = ${id}
+  `);
+}
+
+/** A `within` condition: events of this type count for this many seconds after they occur. */
+export type TimeWindow = { eventType: string; seconds: number };
+
+/**
+ * Contacts with an event that left a window between `from` and `to` (it counted at `from`, it no
+ * longer does at `to`): only theirs can have changed by time passing alone. One range of the
+ * (workspace, type, time) index per window, so the cost follows the events that crossed an edge,
+ * not the size of the workspace. At most `limit` + 1 (when given), so the caller knows when there are more.
+ */
+export async function findContactsCrossingWindows(
+  db: Db,
+  workspaceId: string,
+  windows: readonly TimeWindow[],
+  range: { from: string; to: string },
+  limit: number | null,
+) {
+  const ranges = windows.map(
+    (window) => sql.fragment`select contact_id from events
+      where workspace_id = ${workspaceId} and type = ${window.eventType} and contact_id is not null
+        and occurred_at >= ${range.from}::timestamptz - make_interval(secs => ${window.seconds})
+        and occurred_at < ${range.to}::timestamptz - make_interval(secs => ${window.seconds})`,
+  );
+  return db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
+    select contact_id from (${sql.join(ranges, sql.fragment` union `)}) as crossed
+    order by contact_id ${limit === null ? sql.fragment`` : sql.fragment`limit ${limit + 1}`}
   `);
 }
 

@@ -1,11 +1,33 @@
-// The refresh of segments whose rules read the clock (`within`): each is re-evaluated page by page
-// (paging.ts), under a budget of contacts and time per workspace per run, so a workspace with a
-// million contacts cannot keep the run from the others. A pass the budget cuts short resumes where
-// it stopped on the next run (segments.refresh_cursor), before the segments refreshed longest ago.
+// The refresh of segments whose rules read the clock (`within`). Time passing alone changes a
+// contact's membership only when one of its events leaves a window, so a refresh re-evaluates just
+// the contacts with an event that crossed a window's edge since the last one (refreshed_through):
+// a few index ranges of events instead of every contact. A segment with no such date (never
+// refreshed since an upgrade), or with more crossings than a run's budget, gets a whole pass,
+// page by page (paging.ts). Both work under a budget of contacts and time per workspace per run,
+// so a workspace with a million contacts cannot keep the run from the others; a whole pass the
+// budget cuts short resumes where it stopped on the next run (segments.refresh_cursor), before the
+// segments refreshed longest ago.
 import type { Db } from '../db/pool.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
+import { membershipChanged } from './effects.ts';
+import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
 import { evaluatePage } from './paging.ts';
-import { findTimeWindowSegments, lockSegmentForRefresh, saveRefreshCursor } from './queries.ts';
+import {
+  findContactsCrossingWindows,
+  findTimeWindowSegments,
+  lockSegmentForRefresh,
+  saveRefreshCursor,
+  saveRefreshedThrough,
+} from './queries.ts';
+import { timeWindows } from './rules.ts';
+
+/**
+ * How far back each refresh looks again past the previous one. A transaction evaluates a contact
+ * at its start (now()) and may commit a little later, after a refresh that ran in between; an
+ * edge crossed in that gap is looked at again by the next refresh. Ten minutes is far beyond any
+ * transaction here (statements and idle transactions stop after DATABASE_STATEMENT_TIMEOUT_MS).
+ */
+const OVERLAP_MS = 10 * 60_000;
 
 export type RefreshResult = { workspaceId: string; segmentId: string; entered: string[]; exited: string[] };
 
@@ -29,7 +51,64 @@ async function refreshPage(db: Db, workspaceId: string, segmentId: string, pageS
   });
 }
 
-async function refreshSegment(
+function record(result: RefreshResult, changes: readonly SegmentChange[]) {
+  for (const change of changes) {
+    (change.change === 'entered' ? result.entered : result.exited).push(change.contactId);
+  }
+}
+
+type Crossed = { ids: string[]; through: string };
+
+/**
+ * The contacts whose events crossed a window's edge since the segment's last refresh, and the
+ * time they are evaluated up to; 'whole' when a whole pass is needed (or under way) instead.
+ */
+async function findCrossed(db: Db, workspaceId: string, segmentId: string, budget: RefreshBudget) {
+  return db.transaction(async (tx): Promise<Crossed | 'whole' | null> => {
+    const segment = await lockSegmentForRefresh(tx, workspaceId, segmentId);
+    if (segment?.status !== 'ready') return null;
+    if (segment.refresh_cursor || !segment.refreshed_through) return 'whole';
+    const from = new Date(Date.parse(segment.refreshed_through) - OVERLAP_MS).toISOString();
+    const limit = Number.isFinite(budget.rows) ? budget.rows : null;
+    const windows = timeWindows(segment.rules);
+    const ids = await findContactsCrossingWindows(tx, workspaceId, windows, { from, to: segment.now }, limit);
+    return limit !== null && ids.length > limit ? 'whole' : { ids: [...ids], through: segment.now };
+  });
+}
+
+/** Re-evaluates one page of the crossed contacts; the last page records the refresh's date. */
+async function refreshCrossedPage(db: Db, result: RefreshResult, ids: string[], through: string | null) {
+  return db.transaction(async (tx) => {
+    const segment = await lockSegmentForRefresh(tx, result.workspaceId, result.segmentId);
+    if (segment?.status !== 'ready') return false; // edited meanwhile: its compute job takes over
+    const changes = await reevaluateSegments(tx, result.workspaceId, [segment], ids);
+    await membershipChanged(tx, result.workspaceId, changes);
+    if (through) await saveRefreshedThrough(tx, result.workspaceId, result.segmentId, through);
+    record(result, changes);
+    return true;
+  });
+}
+
+/** The incremental refresh; false when the segment needs a whole pass instead. */
+async function refreshCrossed(db: Db, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
+  const crossed = await findCrossed(db, result.workspaceId, result.segmentId, budget);
+  if (crossed === 'whole') return false;
+  if (!crossed) return true;
+  const { through } = crossed;
+  const ids = [...crossed.ids];
+  for (let start = 0; start === 0 || start < ids.length; start += budget.pageSize) {
+    // Cut short, the next run finds these contacts again (refreshed_through has not moved).
+    if (start > 0 && exhausted(budget, spent)) return true;
+    const page = ids.slice(start, start + budget.pageSize);
+    const last = start + budget.pageSize >= ids.length;
+    if (!(await refreshCrossedPage(db, result, page, last ? through : null))) return true;
+    spent.rows += page.length;
+  }
+  return true;
+}
+
+/** A whole pass over the workspace's contacts, resumed where a previous run stopped. */
+async function refreshWhole(
   db: Db,
   result: RefreshResult,
   budget: RefreshBudget,
@@ -39,11 +118,13 @@ async function refreshSegment(
     const page = await refreshPage(db, result.workspaceId, result.segmentId, budget.pageSize);
     if (!page) return;
     spent.rows += page.rows;
-    for (const change of page.changes) {
-      (change.change === 'entered' ? result.entered : result.exited).push(change.contactId);
-    }
+    record(result, page.changes);
     if (!page.next) return;
   }
+}
+
+async function refreshSegment(db: Db, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
+  if (!(await refreshCrossed(db, result, budget, spent))) await refreshWhole(db, result, budget, spent);
 }
 
 async function refreshWorkspace(db: Db, workspaceId: string, segmentIds: string[], budget: RefreshBudget) {

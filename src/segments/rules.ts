@@ -1,5 +1,6 @@
 // The rule grammar shared by segments, scoring rules (`where`) and campaign triggers (`where`):
 // its schemas, its SQL compiler, its JavaScript matcher, and what a rule tree depends on.
+import { durationSeconds } from './duration.ts';
 import type { Rule } from './ruleSchemas.ts';
 
 export { compileMetadataConditions, compileSegmentRules } from './compile.ts';
@@ -44,4 +45,14 @@ export function ruleDependencies(rule: Rule): RuleDependencies {
   };
   visit(rule);
   return { eventTypes: [...eventTypes].sort(), fields: [...fields].sort(), score, timeWindow };
+}
+
+/** Every `within` of a rule tree: the event type and how long its events count, in seconds. */
+export function timeWindows(rule: Rule): { eventType: string; seconds: number }[] {
+  if ('all' in rule) return rule.all.flatMap(timeWindows);
+  if ('any' in rule) return rule.any.flatMap(timeWindows);
+  if ('not' in rule) return timeWindows(rule.not);
+  if ('event' in rule && rule.within)
+    return [{ eventType: rule.event, seconds: durationSeconds(rule.within)! }];
+  return [];
 }

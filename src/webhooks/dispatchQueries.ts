@@ -129,11 +129,14 @@ export type ClaimedAttempt = z.infer<typeof ClaimedAttempt>;
 /**
  * Leases attempts: pushing `due_at` forward by the lease hides them from other workers until
  * it runs out, so a worker that dies mid-send leaves them to be claimed again.
- * `which`: the due ones (oldest first, up to `limit`), or these ids (replay, ping).
+ * `which`: the due ones (oldest first, up to `limit`, none of the `skipEndpoints`: those the caller
+ * already has as many in flight as it allows one endpoint), or these ids (replay, ping).
  */
 export async function claimAttempts(
   db: Db,
-  which: { limit: number } | { workspaceId: string; ids: readonly string[] },
+  which:
+    | { limit: number; skipEndpoints?: readonly string[] }
+    | { workspaceId: string; ids: readonly string[] },
   leaseMs: number,
 ): Promise<readonly ClaimedAttempt[]> {
   const chosen =
@@ -141,8 +144,8 @@ export async function claimAttempts(
       ? sql.fragment`select workspace_id, id from webhook_attempts
                      where workspace_id = ${which.workspaceId} and id = any(${sql.array(which.ids as string[], 'text')})
                      for update skip locked`
-      : sql.fragment`select workspace_id, id from webhook_attempts where due_at <= now() order by due_at
-                     limit ${which.limit} for update skip locked`;
+      : sql.fragment`select workspace_id, id from webhook_attempts where due_at <= now() ${notTo(which.skipEndpoints)}
+                     order by due_at limit ${which.limit} for update skip locked`;
   return db.any(sql.type(ClaimedAttempt)`
     with chosen as (${chosen}), claimed as (
       update webhook_attempts a
@@ -167,9 +170,18 @@ export async function releaseAttempts(db: Db, attempts: readonly Keyed[]): Promi
   `);
 }
 
-/** When the next attempt falls due (or a lease runs out), so an idle dispatcher sleeps until then. */
-export async function nextDueAt(db: Db): Promise<string | null> {
+/**
+ * When the next attempt falls due (or a lease runs out), so an idle dispatcher sleeps until then;
+ * the attempts of `skipEndpoints` wait for a free slot of theirs, which wakes it anyway.
+ */
+export async function nextDueAt(db: Db, skipEndpoints: readonly string[] = []): Promise<string | null> {
   return db.oneFirst(sql.type(z.object({ due: z.string().nullable() }))`
-    select min(due_at) as due from webhook_attempts
+    select min(due_at) as due from webhook_attempts where true ${notTo(skipEndpoints)}
   `);
+}
+
+function notTo(endpointIds: readonly string[] = []) {
+  return endpointIds.length === 0
+    ? sql.fragment``
+    : sql.fragment`and endpoint_id <> all(${sql.array(endpointIds as string[], 'text')})`;
 }

@@ -3,7 +3,9 @@
 // - NOTIFY on 'switchboard_outbox' (sent at commit by `emit`) wakes it within milliseconds;
 // - it fans out as many events as it has room to send (their first attempts come back leased),
 //   claims due retries in batches under a lease, keeps a local queue of up to 4 × concurrency
-//   and sends with bounded concurrency;
+//   and sends with bounded concurrency, and at most WEBHOOK_ENDPOINT_CONCURRENCY to one endpoint
+//   (a receiver that hangs holds only its own slots; its surplus attempts go back to the table
+//   and are not claimed again until one of its slots frees);
 // - outcomes are recorded in batched transactions; an attempt row disappears only with its
 //   delivery record, so a killed worker's leased attempts simply fall due again (at-least-once);
 // - when idle it sleeps until the next attempt is due (index on due_at), polling as a fallback.
@@ -13,19 +15,16 @@ import type { AppContext } from '../http/context.ts';
 import type { WorkerService } from '../jobs/definition.ts';
 import { createDeliveryHttp, type DeliveryHttp } from '../net/ssrf.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
-import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
+import { performAttempt } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
 import { type ClaimedAttempt, claimAttempts, nextDueAt, releaseAttempts } from './dispatchQueries.ts';
 import { fanOutBatch } from './fanOut.ts';
+import { OutcomeRecorder, serialised } from './outcomeRecorder.ts';
 
 const FAN_OUT_BATCH = 200;
 // Attempts held locally (sending or about to), as a multiple of the concurrency: deep enough that
 // sends never wait for the next fan-out, shallow enough that a lease outlasts the wait.
 const QUEUE_DEPTH = 4;
-const FLUSH_BATCH = 500;
-// Recording later only delays bookkeeping (the receiver already has the request); bigger batches
-// mean fewer commits.
-const FLUSH_DELAY_MS = 20;
 const IDLE_POLL_MS = 5000;
 
 /** Long enough for a send and its recording; a crashed worker's attempts wait this long. */
@@ -33,84 +32,30 @@ export function leaseMs(config: Config): number {
   return config.WEBHOOK_LEASE_MS ?? config.WEBHOOK_TIMEOUT_MS * 2 + 30_000;
 }
 
+/** Sends in flight to one endpoint: by default half of the worker's, so one cannot take them all. */
+export function endpointConcurrency(config: Config): number {
+  return Math.min(
+    config.WEBHOOK_CONCURRENCY,
+    config.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.ceil(config.WEBHOOK_CONCURRENCY / 2),
+  );
+}
+
 export function userAgent(version: string): string {
   return `Switchboard-Webhooks/${version}`;
 }
 
-/** Runs `task` now, or once more right after the run in progress: never two at a time. */
-function serialised(task: () => Promise<void>) {
-  let running: Promise<void> | null = null;
-  let again = false;
-  const trigger = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = task().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        void trigger();
-      }
-    });
-    return running;
-  };
-  return trigger;
-}
-
 type Deps = { http: DeliveryHttp; send: { timeoutMs: number; userAgent: string } };
-
-/** Buffers outcomes and records them in batches, one transaction at a time. */
-class OutcomeRecorder {
-  private readonly outcomes: Outcome[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private stopping = false;
-  private readonly context: AppContext;
-  private readonly onRetry: (inMs: number) => void;
-  readonly flush = serialised(() => this.drain());
-
-  constructor(context: AppContext, onRetry: (inMs: number) => void) {
-    this.context = context;
-    this.onRetry = onRetry;
-  }
-
-  add(outcome: Outcome): void {
-    this.outcomes.push(outcome);
-    if (this.outcomes.length >= FLUSH_BATCH) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
-  }
-
-  async close(): Promise<void> {
-    this.stopping = true;
-    await this.flush();
-  }
-
-  private async drain(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.outcomes.length > 0) {
-      const batch = this.outcomes.splice(0, FLUSH_BATCH);
-      try {
-        const retryInMs = await recordOutcomes(this.context.db, this.context.config, batch);
-        if (retryInMs !== null) this.onRetry(retryInMs);
-      } catch (error) {
-        // Unrecorded attempts keep their rows: once the lease runs out they are sent again.
-        this.context.log.error({ err: error, attempts: batch.length }, 'recording webhook outcomes failed');
-        if (this.stopping) return;
-        this.outcomes.unshift(...batch);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
-  }
-}
 
 class Dispatcher {
   private readonly context: AppContext;
   private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  /** Sends in flight per endpoint. */
+  private readonly busy = new Map<string, number>();
   private readonly lease: number;
   private readonly deps: Deps;
   private readonly recorder: OutcomeRecorder;
-  private readonly queue: { attempt: ClaimedAttempt; leasedAt: number }[] = [];
+  private queue: { attempt: ClaimedAttempt; leasedAt: number }[] = [];
   /** How long a leased attempt may wait here and still be sent well inside its lease. */
   private readonly maxWait: number;
   private readonly inFlight = new Set<Promise<void>>();
@@ -130,6 +75,7 @@ class Dispatcher {
     const { config } = context;
     this.context = context;
     this.concurrency = config.WEBHOOK_CONCURRENCY;
+    this.perEndpoint = endpointConcurrency(config);
     this.lease = leaseMs(config);
     this.maxWait = Math.max(this.lease / 2, this.lease - config.WEBHOOK_TIMEOUT_MS - 5000);
     const http = createDeliveryHttp({
@@ -186,19 +132,56 @@ class Dispatcher {
     }, ms);
   }
 
+  private saturated(endpointId: string): boolean {
+    return (this.busy.get(endpointId) ?? 0) >= this.perEndpoint;
+  }
+
+  /** Endpoints with every slot of theirs in use: claims leave their attempts in the table. */
+  private saturatedEndpoints(): string[] {
+    return [...this.busy].filter(([, sending]) => sending >= this.perEndpoint).map(([id]) => id);
+  }
+
+  /** Sends what the queue holds, in order, skipping attempts whose endpoint has no slot free. */
   private fill(): void {
     const stale: ClaimedAttempt[] = [];
-    while (!this.stopping && this.inFlight.size < this.concurrency && this.queue.length > 0) {
-      const { attempt, leasedAt } = this.queue.shift() as (typeof this.queue)[number];
+    let blocked = false;
+    for (let i = 0; !this.stopping && this.inFlight.size < this.concurrency && i < this.queue.length; ) {
+      const { attempt, leasedAt } = this.queue[i];
       // Waited too long (a slow endpoint ahead of it): its lease could run out mid-send and
       // another worker send it too. Hand it back instead; it is claimed again at once.
       if (Date.now() - leasedAt > this.maxWait) stale.push(attempt);
-      else this.send(attempt);
+      else if (this.saturated(attempt.endpoint_id)) {
+        blocked = true;
+        i++;
+        continue;
+      } else this.send(attempt);
+      this.queue.splice(i, 1);
     }
+    if (blocked) stale.push(...this.shedSaturated());
     if (stale.length > 0) this.release(stale);
   }
 
+  /**
+   * Keeps at most one round of slots' worth of attempts per saturated endpoint queued here; the
+   * rest go back to the table, so a hanging endpoint cannot fill the queue and starve the others.
+   */
+  private shedSaturated(): ClaimedAttempt[] {
+    const held = new Map<string, number>();
+    const shed: ClaimedAttempt[] = [];
+    this.queue = this.queue.filter(({ attempt }) => {
+      if (!this.saturated(attempt.endpoint_id)) return true;
+      const count = (held.get(attempt.endpoint_id) ?? 0) + 1;
+      held.set(attempt.endpoint_id, count);
+      if (count <= this.perEndpoint) return true;
+      shed.push(attempt);
+      return false;
+    });
+    return shed;
+  }
+
   private send(attempt: ClaimedAttempt): void {
+    const endpointId = attempt.endpoint_id;
+    this.busy.set(endpointId, (this.busy.get(endpointId) ?? 0) + 1);
     const running: Promise<void> = performAttempt(this.deps, attempt)
       .then((outcome) => this.recorder.add(outcome))
       .catch((error) =>
@@ -206,6 +189,11 @@ class Dispatcher {
       )
       .finally(() => {
         this.inFlight.delete(running);
+        const sending = (this.busy.get(endpointId) ?? 1) - 1;
+        // A slot of a saturated endpoint freed: its attempts left in the table may be claimed.
+        if (sending + 1 >= this.perEndpoint) this.attemptsDirty = true;
+        if (sending === 0) this.busy.delete(endpointId);
+        else this.busy.set(endpointId, sending);
         this.fill();
         if (this.queue.length < 2 * this.concurrency) void this.pump();
       });
@@ -247,13 +235,14 @@ class Dispatcher {
   /** Claims due attempts; when fewer than asked, sleeps until the next one is due. */
   private async claimDue(room: number): Promise<void> {
     this.attemptsDirty = false;
-    const claimed = await claimAttempts(this.context.db, { limit: room }, this.lease);
+    const skipEndpoints = this.saturatedEndpoints();
+    const claimed = await claimAttempts(this.context.db, { limit: room, skipEndpoints }, this.lease);
     this.enqueue(claimed);
     if (claimed.length === room) {
       this.attemptsDirty = true;
       return;
     }
-    const due = await nextDueAt(this.context.db);
+    const due = await nextDueAt(this.context.db, skipEndpoints);
     this.wakeIn(Math.min(IDLE_POLL_MS, due ? Date.parse(due) - Date.now() : IDLE_POLL_MS));
   }
 

@@ -1,12 +1,13 @@
 // Work outside the request: a new or edited segment computed page by page by the
 // `segments.compute` job, and segments with time windows refreshed by `segments.refresh` and the CLI.
 import { expect } from 'chai';
+import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
-import { ageEvents, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
+import { ageEvents, ageRefreshes, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
 
 const cli = (args: string[]) => runCli(args);
 
@@ -60,7 +61,9 @@ describe('segments: background computation and refresh', function () {
     await createSegment(ctx.admin, ctx.base, { event: 'visit' }, 'no window');
     expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada, bob].sort());
 
+    // Two hours pass: ada's visit is now that old, and so is the segments' last refresh.
     await ageEvents(ada, 'visit', '2 hours');
+    await ageRefreshes(ctx.workspaceId, '2 hours');
     const results = await refreshSegments(
       server().context.db,
       ctx.workspaceId,
@@ -76,6 +79,7 @@ describe('segments: background computation and refresh', function () {
     ]);
 
     await ageEvents(bob, 'visit', '2 hours');
+    await ageRefreshes(ctx.workspaceId, '2 hours');
     const run = await cli(['segments', 'refresh', '--workspace', ctx.workspaceId, '--json']);
     expect(run.code, run.stderr).to.equal(0);
     expect(JSON.parse(run.stdout).segments).to.deep.equal([
@@ -84,6 +88,70 @@ describe('segments: background computation and refresh', function () {
     ]);
     const text = await cli(['segments', 'refresh', '--workspace', ctx.workspaceId]);
     expect(text.stdout).to.match(new RegExp(`${recent.id}\\s+0\\s+0`));
+  });
+
+  it('a refresh re-evaluates only contacts whose events crossed a window edge; without a last refresh, all', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const bob = (await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' })).id;
+    await track(ctx.admin, ctx.base, { type: 'visit', contactId: ada });
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada]);
+    // A membership no rule gives, planted where no event crossed an edge: a refresh that looked
+    // at every contact would remove it; one that looks at crossings leaves it alone.
+    const db = server().context.db;
+    await db.query(sql.typeAlias('void')`
+      insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${bob})
+    `);
+    await ageEvents(ada, 'visit', '2 hours');
+    await ageRefreshes(ctx.workspaceId, '2 hours');
+    const budget = refreshBudget(server().context.config);
+    expect(await refreshSegments(db, ctx.workspaceId, budget)).to.deep.equal([
+      { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [ada] },
+    ]);
+    // No date of a last refresh (a segment saved before refreshes kept one): a whole pass.
+    await db.query(
+      sql.typeAlias('void')`update segments set refreshed_through = null where id = ${recent.id}`,
+    );
+    expect(await refreshSegments(db, ctx.workspaceId, budget)).to.deep.equal([
+      { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [bob] },
+    ]);
+    const [row] = await db.any(sql.type(z.object({ through: z.boolean() }))`
+      select refreshed_through > now() - interval '1 minute' as through from segments where id = ${recent.id}
+    `);
+    expect(row.through).to.equal(true);
+  });
+
+  it('ingest does not wait for a refresh page that is adding the contact to a segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const insertedNow = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    // A refresh page's transaction: its membership insert holds a key-share lock on the contact.
+    const page = server().context.db.transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`
+        insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${ada})
+      `);
+      inserted();
+      await released;
+      throw new Error('rolled back on purpose');
+    });
+    await insertedNow;
+    try {
+      const tracked = track(ctx.admin, ctx.base, { type: 'login', contactId: ada });
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
+      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
+    } finally {
+      release();
+      await page.catch(() => {});
+    }
   });
 
   it('the CLI refuses an unknown workspace', async () => {

@@ -79,6 +79,14 @@ export async function ageEvents(contactId: string, type: string, by: string) {
   `);
 }
 
+/** As if the workspace's time-window segments were last refreshed `by` earlier than they were. */
+export async function ageRefreshes(workspaceId: string, by: string) {
+  await server().context.db.query(sql.typeAlias('void')`
+    update segments set refreshed_through = refreshed_through - ${by}::interval
+    where workspace_id = ${workspaceId} and has_time_window
+  `);
+}
+
 export function errorPaths(response: { body: { errors?: { path: string }[] } }): string[] {
   return (response.body.errors ?? []).map((error) => error.path);
 }

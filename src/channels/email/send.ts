@@ -6,7 +6,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../http/context.ts';
 import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { SecretDecryptionError } from '../../secrets/index.ts';
-import { findChannelConfig } from '../queries.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
 import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.ts';
 import { TOKEN_PLACEHOLDER } from './schemas.ts';
@@ -140,16 +140,39 @@ export function mailOptions(
 
 export type Delivered = { accepted: string[]; response: string; messageId: string };
 
+type EmailSending = { row: ChannelConfigRow | null; providers: FeedbackProvider[] };
+
+const readsInFlight = new Map<string, Promise<EmailSending>>();
+
+/**
+ * The workspace's email configuration and the feedback providers its sends carry headers for.
+ * Sends that start while a read of them is in flight share that read (a batch of a broadcast sends
+ * fifty at once): a change takes effect within one read's time, as every send still reads the
+ * rows, or joins a read, after it starts.
+ */
+function currentEmailSending(app: AppContext, workspaceId: string): Promise<EmailSending> {
+  let read = readsInFlight.get(workspaceId);
+  if (!read) {
+    read = Promise.all([
+      findChannelConfig(app.db, workspaceId, 'email'),
+      listFeedbackProviders(app.db, workspaceId),
+    ])
+      .then(([row, providers]) => ({ row, providers }))
+      .finally(() => readsInFlight.delete(workspaceId));
+    readsInFlight.set(workspaceId, read);
+  }
+  return read;
+}
+
 /** Sends or throws what nodemailer threw; null when the workspace has no email channel. */
 export async function deliverEmail(
   app: AppContext,
   workspaceId: string,
   message: EmailMessage,
 ): Promise<Delivered | null> {
-  const row = await findChannelConfig(app.db, workspaceId, 'email');
+  const { row, providers } = await currentEmailSending(app, workspaceId);
   if (!row) return null;
   const { settings, transporter } = await transportFor(app, row);
-  const providers = await listFeedbackProviders(app.db, workspaceId);
   const info = await transporter.sendMail(mailOptions(settings, message, providers));
   return {
     accepted: (info.accepted as (string | { address: string })[]).map((to) =>

@@ -15,6 +15,9 @@ export const DKIM_SIGNED_HEADERS =
 
 export type EmailTransport = { version: number; settings: OpenedEmailSettings; transporter: Transporter };
 
+/** SMTP connections per workspace and process (bench/broadcast.ts compares with the same number). */
+export const SMTP_POOL_CONNECTIONS = 5;
+
 type Entry = { version: number; ready: Promise<EmailTransport> };
 const transports = new Map<string, Entry>();
 
@@ -24,7 +27,7 @@ async function build(app: AppContext, row: ChannelConfigRow): Promise<EmailTrans
   const timeout = app.config.SMTP_TIMEOUT_MS;
   const transporter = nodemailer.createTransport({
     pool: true,
-    maxConnections: 5,
+    maxConnections: SMTP_POOL_CONNECTIONS,
     maxMessages: Number.POSITIVE_INFINITY,
     host: target.host,
     port: settings.port,

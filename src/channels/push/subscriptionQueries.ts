@@ -61,12 +61,6 @@ export async function listPushSubscriptions(db: Db, workspaceId: string, contact
   `);
 }
 
-export async function hasPushSubscription(db: Db, workspaceId: string, contactId: string) {
-  return db.exists(sql.unsafe`
-    select 1 from push_subscriptions where workspace_id = ${workspaceId} and contact_id = ${contactId}
-  `);
-}
-
 /** Deletes the rows the push service said are gone; returns how many the contact has left. */
 export async function deletePushSubscriptions(
   db: Db,

@@ -1,0 +1,263 @@
+// Time-window segment refresh at scale. One workspace with 1,000,000 contacts and 10,000,000 events
+// over the last 60 days (seeded with generate_series) and three segments whose rules read the clock;
+// the scheduled refresh (src/segments/refresh.ts) beside one hand-written SQL statement computing
+// the same memberships, on the same database in the same run, then the latency of a small
+// concurrent single-event ingest load alone and during refreshes (their contact locks must not
+// stall it).
+//   npm run bench:segments                                     (embedded PostgreSQL, temporary)
+//   npm run bench:segments -- --contacts 100000 --events 1000000 --ingest-seconds 5
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { createApiKey } from '../src/apiKeys/service.ts';
+import { closeContext, createContext, migrateAll } from '../src/app/runtime.ts';
+import { config } from '../src/config.ts';
+import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { refreshSegments } from '../src/segments/jobs.ts';
+import { insertSegment } from '../src/segments/queries.ts';
+import { type Rule, ruleDependencies } from '../src/segments/rules.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    contacts: { type: 'string', default: '1000000' },
+    events: { type: 'string', default: '10000000' },
+    'ingest-seconds': { type: 'string', default: '10' },
+    'ingest-connections': { type: 'string', default: '4' },
+  },
+});
+const CONTACTS = Number(args.contacts);
+const EVENTS = Number(args.events);
+const INGEST_SECONDS = Number(args['ingest-seconds']);
+const INGEST_CONNECTIONS = Number(args['ingest-connections']);
+const WORKSPACE = 'ws_bench_segments';
+
+/** The segments, and the hand-written SQL for each (contact ids of its members). */
+const SEGMENTS: { name: string; rules: Rule; members: string }[] = [
+  {
+    name: 'Engaged: 3+ page views in 7 days',
+    rules: { event: 'page_view', within: 'P7D', count: { gte: 3 } },
+    members: `select contact_id from events where workspace_id = $1 and type = 'page_view'
+      and occurred_at >= now() - interval '7 days' group by contact_id having count(*) >= 3`,
+  },
+  {
+    name: 'Bought in 30 days',
+    rules: { event: 'purchase', within: 'P30D' },
+    members: `select distinct contact_id from events where workspace_id = $1 and type = 'purchase'
+      and occurred_at >= now() - interval '30 days'`,
+  },
+  {
+    name: 'Signed up, no login in 14 days',
+    rules: { all: [{ event: 'signup' }, { not: { event: 'login', within: 'P14D' } }] },
+    members: `select contact_id from events where workspace_id = $1 and type = 'signup'
+      except select contact_id from events where workspace_id = $1 and type = 'login'
+      and occurred_at >= now() - interval '14 days'`,
+  },
+];
+
+const segmentId = (index: number) => `seg_bench_${index}`;
+
+/** One statement: every (segment, contact) membership the rules give now. */
+const HAND_WRITTEN = SEGMENTS.map(
+  (segment, index) =>
+    `select '${segmentId(index)}' as segment_id, contact_id from (${segment.members}) as m${index}`,
+).join(' union all ');
+
+async function seed(client: pg.Client) {
+  await client.query(`insert into workspaces (id, name) values ($1, 'Bench segments')`, [WORKSPACE]);
+  await client.query(
+    `insert into contacts (workspace_id, id, email, created_at)
+     select $1, 'ct_bench' || lpad(n::text, 8, '0'), 'c' || n || '@example.com',
+            now() - interval '90 days' + n * interval '1 millisecond'
+     from generate_series(1, $2) as n`,
+    [WORKSPACE, CONTACTS],
+  );
+  // Random contacts and times over 60 days: 60 % page views, 20 % logins, 15 % purchases, 5 % signups.
+  await client.query(
+    `insert into events (workspace_id, id, contact_id, type, metadata, occurred_at, source)
+     select $1, 'evt_bench' || lpad(n::text, 9, '0'),
+            'ct_bench' || lpad((1 + floor(random() * $2))::int::text, 8, '0'),
+            case when r < 0.6 then 'page_view' when r < 0.8 then 'login' when r < 0.95 then 'purchase' else 'signup' end,
+            '{}', now() - random() * interval '60 days', 'batch'
+     from (select n, random() as r from generate_series(1, $3) as n) as g`,
+    [WORKSPACE, CONTACTS, EVENTS],
+  );
+  await client.query('analyze');
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { seconds: (performance.now() - started) / 1000, value };
+}
+
+/** Rows of the hand-written memberships missing from the table, and table rows it does not give. */
+async function mismatches(client: pg.Client): Promise<number> {
+  const { rows } = await client.query(
+    `with h as (${HAND_WRITTEN}), m as (select segment_id, contact_id from segment_memberships where workspace_id = $1)
+     select (select count(*) from (select * from h except select * from m) as a)
+          + (select count(*) from (select * from m except select * from h) as b) as n`,
+    [WORKSPACE],
+  );
+  return Number(rows[0].n);
+}
+
+type Latencies = { sorted: number[]; errors: number };
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
+
+/** Single events on random contacts from a few connections until `until` resolves. */
+async function ingestWhile(url: string, apiKey: string, until: Promise<unknown>): Promise<Latencies> {
+  const pool = new Pool(url, { connections: INGEST_CONNECTIONS, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let done = false;
+  until.finally(() => {
+    done = true;
+  });
+  const loop = async () => {
+    while (!done) {
+      const email = `c${1 + Math.floor(Math.random() * CONTACTS)}@example.com`;
+      const sent = performance.now();
+      const response = await pool.request({
+        method: 'POST',
+        path: `/api/workspaces/${WORKSPACE}/events?key=${apiKey}`,
+        body: JSON.stringify({ type: Math.random() < 0.7 ? 'page_view' : 'login', email }),
+        headers: { 'content-type': 'application/json' },
+      });
+      await response.body.text();
+      if (response.statusCode === 201) latencies.push(performance.now() - sent);
+      else errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: INGEST_CONNECTIONS }, loop));
+  await pool.close();
+  return { sorted: latencies.sort((a, b) => a - b), errors };
+}
+
+function latencyLine(name: string, result: Latencies) {
+  const ms = (p: number) => percentile(result.sorted, p).toFixed(1).padStart(7);
+  console.log(
+    `${name.padEnd(46)} p50 ${ms(50)} ms  p99 ${ms(99)} ms  max ${ms(100)} ms  (${result.sorted.length} events, ${result.errors} errors)`,
+  );
+}
+
+async function startApp(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingestApp.ts');
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    SESSION_SECRET: 'bench-session-secret-of-at-least-32-characters',
+    ENCRYPTION_KEY: 'a'.repeat(64),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+  };
+  const child = fork(script, [], { env });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`app exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-'));
+  const database = process.env.BENCH_DATABASE_URL
+    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+  const client = new pg.Client({ connectionString: database.url });
+  let app: ChildProcess | undefined;
+  try {
+    await migrateAll(database.url);
+    await client.connect();
+    const seeded = await timed(() => seed(client));
+    console.log(
+      `${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events over 60 days, seeded in ${seeded.seconds.toFixed(0)} s`,
+    );
+    const context = await createContext({ ...config(), LOG_LEVEL: 'warn' }, database.url, 'cli');
+    for (const [index, segment] of SEGMENTS.entries()) {
+      await insertSegment(context.db, WORKSPACE, segmentId(index), {
+        name: segment.name,
+        description: null,
+        rules: segment.rules,
+        dependencies: ruleDependencies(segment.rules),
+        status: 'ready',
+      });
+    }
+    const whole = { rows: Infinity, ms: Infinity, pageSize: context.config.SEGMENT_COMPUTE_PAGE_SIZE };
+    const refresh = () => refreshSegments(context.db, WORKSPACE, whole);
+    const statement = () => client.query(`select count(*) from (${HAND_WRITTEN}) as h`, [WORKSPACE]);
+    const line = (name: string, seconds: number, base: number) =>
+      console.log(
+        `${name.padEnd(46)} ${seconds.toFixed(2).padStart(8)} s   ${(seconds / base).toFixed(2)}× the statement`,
+      );
+
+    const sql1 = await timed(statement);
+    console.log(
+      `${'hand-written statement (all memberships)'.padEnd(46)} ${sql1.seconds.toFixed(2).padStart(8)} s   ${sql1.value.rows[0].count} memberships`,
+    );
+    const first = await timed(refresh);
+    line('refresh, whole pass (no earlier refresh)', first.seconds, sql1.seconds);
+    console.log(`  memberships differing from the statement: ${await mismatches(client)}`);
+    const sql2 = await timed(statement);
+    console.log(`${'hand-written statement again'.padEnd(46)} ${sql2.seconds.toFixed(2).padStart(8)} s`);
+    const base = (sql1.seconds + sql2.seconds) / 2;
+    for (const gap of ['1 minute', '1 hour', '1 day']) {
+      // As if the last refresh ran this long ago: the events that crossed an edge since then.
+      await client.query(
+        `update segments set refreshed_through = now() - $2::interval where workspace_id = $1`,
+        [WORKSPACE, gap],
+      );
+      const run = await timed(refresh);
+      const moved = run.value.reduce((sum, result) => sum + result.entered.length + result.exited.length, 0);
+      line(`refresh, last one ${gap} ago (${moved} moves)`, run.seconds, base);
+    }
+    console.log(`  memberships differing from the statement: ${await mismatches(client)}`);
+
+    const started = await startApp(database.url);
+    app = started.child;
+    const { key } = await createApiKey(context.db, WORKSPACE, {
+      name: 'bench',
+      scopes: ['events:write'],
+      createdBy: null,
+    });
+    const idle = new Promise((resolve) => setTimeout(resolve, INGEST_SECONDS * 1000));
+    latencyLine(`ingest alone, ${INGEST_CONNECTIONS} connections`, await ingestWhile(started.url, key, idle));
+    await client.query(`update segments set refreshed_through = null where workspace_id = $1`, [WORKSPACE]);
+    const pass = timed(refresh);
+    latencyLine('ingest during a whole-pass refresh', await ingestWhile(started.url, key, pass));
+    line('  (that whole pass, under the ingest load)', (await pass).seconds, base);
+    const repeated = (async () => {
+      const until = performance.now() + INGEST_SECONDS * 1000;
+      let runs = 0;
+      while (performance.now() < until) {
+        await client.query(
+          `update segments set refreshed_through = now() - interval '1 minute' where workspace_id = $1`,
+          [WORKSPACE],
+        );
+        await refresh();
+        runs++;
+      }
+      return runs;
+    })();
+    latencyLine(
+      'ingest during back-to-back scheduled refreshes',
+      await ingestWhile(started.url, key, repeated),
+    );
+    console.log(`  (${await repeated} refreshes, each as after a minute)`);
+    console.log(`  memberships differing from the statement: ${await mismatches(client)}`);
+    await closeContext(context);
+  } finally {
+    app?.kill('SIGTERM');
+    await client.end().catch(() => {});
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
