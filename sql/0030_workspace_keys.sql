@@ -11,7 +11,8 @@
 -- Keys that were globally unique by themselves (API keys and publishable keys by their value) keep
 -- a plain index for the lookup; their uniqueness is that of 32 random bytes.
 --
--- `on delete set null (column)` (PostgreSQL 15) nulls only the reference, never workspace_id.
+-- `on delete set null (column)` (PostgreSQL 15) nulls only the reference, never workspace_id. Every
+-- foreign key keeps its action on delete (test/foundation/workspaceKeysMigration.test.ts).
 -- Tables added by migrations 0019-0026 are altered `if exists`: this file also applies where some of
 -- them are absent.
 
@@ -142,7 +143,7 @@ alter table if exists form_submissions
   add constraint form_submissions_form_id_fkey
     foreign key (workspace_id, form_id) references forms (workspace_id, id) on delete cascade,
   add constraint form_submissions_contact_id_fkey
-    foreign key (workspace_id, contact_id) references contacts (workspace_id, id) on delete set null (contact_id);
+    foreign key (workspace_id, contact_id) references contacts (workspace_id, id) on delete cascade;
 alter table if exists push_subscriptions add constraint push_subscriptions_contact_id_fkey
   foreign key (workspace_id, contact_id) references contacts (workspace_id, id) on delete cascade;
 alter table if exists telegram_chats add constraint telegram_chats_contact_id_fkey
