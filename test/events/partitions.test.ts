@@ -2,15 +2,12 @@
 // move out, retention by whole months, pruning in the plans of the time-filtered reads, and the
 // conversion of an existing table.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { FragmentSqlToken, QuerySqlToken } from 'slonik';
 import { z } from 'zod';
 import { config } from '../../src/config.ts';
-import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { sql } from '../../src/db/pool.ts';
 import {
   dropEventPartitionsBefore,
@@ -19,6 +16,7 @@ import {
 } from '../../src/events/partitions.ts';
 import { listEventsQuery } from '../../src/events/queries.ts';
 import { compileSegmentRules } from '../../src/segments/index.ts';
+import { emptyDatabase, migrationsBefore } from '../support/partialMigrations.ts';
 import { server } from '../support/server.ts';
 import { createContact, track, workspace } from './support.ts';
 
@@ -140,24 +138,9 @@ describe('events partitioned by month', () => {
 });
 
 describe('the migration to partitioned events', () => {
-  async function freshDatabase() {
-    const name = `partitions_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: server().databaseUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(server().databaseUrl);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-
   it('keeps every row, each in the partition of its month', async () => {
-    const url = await freshDatabase();
-    const before = mkdtempSync(path.join(tmpdir(), 'switchboard-sql-'));
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => name < '0031')) {
-      cpSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
-    }
-    await migrate(url, before);
+    const url = await emptyDatabase('partitions');
+    await migrate(url, migrationsBefore('0031'));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
