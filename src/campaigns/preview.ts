@@ -1,10 +1,11 @@
 // A send step rendered for one contact as its message would be (same variables, same templates
-// kit), without making or sending anything. A template error is a 400 naming the step, the part
-// (subject, html, text) and the line.
+// kit), without making or sending anything: an email's subject, HTML and text, a push's title,
+// body, URL and icon, a Telegram text. A template error is a 400 naming the step, the part
+// (subject, html, text, title, body, url, icon) and the line.
 import type { AppContext } from '../http/context.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
-import { findDeliveryContext, type MessageTemplate, templateVariables } from '../messages/index.ts';
-import { renderEmail, TemplateError } from '../templates/index.ts';
+import { findDeliveryContext, renderMessage } from '../messages/index.ts';
+import { TemplateError } from '../templates/index.ts';
 import { templateOf } from './engine.ts';
 import { type Step, stepAt } from './flow.ts';
 import { requireCampaign } from './service.ts';
@@ -29,14 +30,16 @@ export async function previewStep(
     trigger_event_id: null,
   });
   if (!context) throw new NotFoundError('Contact');
-  // Only the fields the variables read: the data (none), the campaign and an id for the links.
-  const message = { id: 'msg_preview', campaign_id: campaignId, data: {} } as never;
+  // Only the fields rendering reads: the channel, template, data (none), campaign and an id for links.
+  const message = {
+    id: 'msg_preview',
+    channel: step.channel,
+    template: templateOf(step),
+    campaign_id: campaignId,
+    data: {},
+  } as never;
   try {
-    const rendered = renderEmail(
-      templateOf(step) as MessageTemplate,
-      templateVariables(app, message, context),
-    );
-    return { stepKey: input.step, ...rendered };
+    return { stepKey: input.step, ...renderMessage(app, message, context) };
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     throw new ValidationError([

@@ -73,6 +73,43 @@ export const PreviewBody = z
   })
   .openapi('CampaignPreviewRequest');
 
+const stepKey = z.string().openapi({ description: 'The previewed step.' });
+
+const EmailPreview = z
+  .object({
+    stepKey,
+    channel: z.literal('email'),
+    subject: z.string(),
+    html: z.string().openapi({ description: 'Without the tracking added at send time.' }),
+    text: z.string().openapi({ description: "The step's text part, or one made from the HTML." }),
+  })
+  .openapi('CampaignEmailPreview');
+
+const PushPreview = z
+  .object({
+    stepKey,
+    channel: z.literal('push'),
+    title: z.string(),
+    body: z.string(),
+    url: z.string().optional().openapi({ description: 'Opened on click; absent when the step has none.' }),
+    icon: z.string().optional().openapi({ description: 'Absent when the step has none.' }),
+  })
+  .openapi('CampaignPushPreview');
+
+const TelegramPreview = z
+  .object({
+    stepKey,
+    channel: z.literal('telegram'),
+    text: z.string(),
+    parseMode: z
+      .enum(['HTML', 'MarkdownV2'])
+      .optional()
+      .openapi({ description: "The step's parse mode; absent for plain text." }),
+  })
+  .openapi('CampaignTelegramPreview');
+
 export const PreviewResult = z
-  .object({ stepKey: z.string(), subject: z.string(), html: z.string(), text: z.string() })
-  .openapi('CampaignPreview');
+  .discriminatedUnion('channel', [EmailPreview, PushPreview, TelegramPreview])
+  .openapi('CampaignPreview', {
+    description: "The step rendered for the contact; its fields depend on the step's channel.",
+  });

@@ -201,7 +201,8 @@ export const campaignRoutes = [
     method: 'post',
     path: `${base}/{campaignId}/preview`,
     operationId: 'campaigns.preview',
-    summary: 'Render a send step for a contact: subject, HTML and text (nothing is sent)',
+    summary:
+      'Render a send step for a contact (email: subject, HTML, text; push: title, body, URL, icon; Telegram: text). Nothing is sent',
     tags,
     access: write, // it shows contact data through the template: campaign editors only
     params: CampaignParams,

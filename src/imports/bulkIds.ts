@@ -23,3 +23,8 @@ export function idSequence() {
   let counter = 0;
   return (kind: IdKind) => `${ID_PREFIXES[kind]}_${head}${base32(counter++, COUNTER_DIGITS)}`;
 }
+
+/** The first 20 characters of ids SQL completes with a counter of 10 hex digits (valid Crockford base32). */
+export function idHead(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${ulid().slice(0, 16)}`;
+}

@@ -40,6 +40,7 @@ export async function claimRowKeys(tx: Tx, workspaceId: string, staging: Identif
     with claimed as (
       insert into event_idempotency_keys (workspace_id, key, event_id)
       select ${workspaceId}, row_key, event_id from ${staging} where row_key is not null and skip is null
+      order by row_key -- in key order, the primary key's index is appended to rather than split at random
       on conflict (workspace_id, key) do nothing
       returning key
     )

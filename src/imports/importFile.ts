@@ -168,12 +168,16 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
   options.progress.phase('inserting events');
   await insertEvents(tx, workspaceId, staging, listens(types, 'event.tracked'));
   await tx.query(slonikSql.unsafe`create index on ${staging} (contact_id)`);
+  // The contacts were set after the first analyze: without fresh statistics the planner takes
+  // every row's contact for null and walks the table once per contact of a page.
+  await tx.query(slonikSql.unsafe`analyze ${staging}`);
   options.progress.phase('scores, segments and webhooks');
   const effects = await applyImportEffects(tx, {
     workspaceId,
     staging,
     eventTypes: await importedTypes(tx, staging),
     triggerCampaigns: options.triggerCampaigns,
+    emitScores: listens(types, 'contact.score_changed'),
     pageSize: IMPORT_PAGE_CONTACTS,
   });
   const skips = await countSkips(tx, stagingName);
@@ -200,6 +204,7 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
     workspaceId: options.workspaceId,
     eventTypes: [],
     triggerCampaigns: options.triggerCampaigns,
+    emitScores: false,
     pageSize: IMPORT_PAGE_CONTACTS,
   });
   const skips = await countSkips(tx, stagingName);

@@ -1,7 +1,8 @@
 // The side effects of an import, after its rows are merged, walked a page of contacts at a time
 // (each page a handful of set-wise statements, whatever its number of events):
-// 1. lead scores: the active scoring rules applied to the imported events in the order they
-//    happened, cooldowns and once-only rules judged in event time, as ingest judges them;
+// 1. lead scores, for the whole import at once before the pages (src/imports/importScores.ts): the
+//    active scoring rules applied to the imported events in the order they happened, cooldowns and
+//    once-only rules judged in event time, as ingest judges them;
 // 2. with --trigger-campaigns, enrollments of campaigns triggered by the imported events;
 // 3. segments re-evaluated for the contacts: every segment for contacts the import created, those
 //    reading the imported event types or the score for the others (with --trigger-campaigns,
@@ -9,20 +10,13 @@
 // Without --trigger-campaigns nothing enrolls: historical events are no reason to message anyone.
 
 import type { IdentifierSqlToken } from 'slonik';
-import { z } from 'zod';
 import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '../campaigns/index.ts';
 import type { Tx } from '../db/pool.ts';
-import { sql } from '../db/pool.ts';
-import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows, scoreWrites } from '../scoring/index.ts';
+import type { ScoredEvent } from '../scoring/index.ts';
 import { reevaluateSegmentsForContacts, type SegmentChange } from '../segments/index.ts';
-import {
-  activeRules,
-  insertEnrollments,
-  lockScores,
-  ruleHistory,
-  triggeredCampaigns,
-} from './effectQueries.ts';
+import { activeRules, insertEnrollments, triggeredCampaigns } from './effectQueries.ts';
 import { stagedEvents } from './eventQueries.ts';
+import { scoreImport } from './importScores.ts';
 import { affectedPage } from './stagingQueries.ts';
 
 export type EffectCounts = { scoreChanges: number; entered: number; exited: number; enrollments: number };
@@ -34,6 +28,8 @@ export type EffectOptions = {
   /** The event types imported (segments reading them are re-evaluated). */
   eventTypes: string[];
   triggerCampaigns: boolean;
+  /** Whether anyone listens to contact.score_changed. */
+  emitScores: boolean;
   pageSize: number;
   onPage?: (contacts: number) => void;
 };
@@ -44,32 +40,11 @@ async function loadDefinitions(tx: Tx, options: EffectOptions) {
   const rules = options.staging ? await activeRules(tx, options.workspaceId) : [];
   const campaigns = options.triggerCampaigns ? await triggeredCampaigns(tx, options.workspaceId) : [];
   const eventCampaigns = options.staging ? campaigns.filter((campaign) => campaign.trigger_event_type) : [];
-  const types = [
-    ...new Set([
-      ...rules.map((rule) => rule.event_type),
-      ...eventCampaigns.map((c) => c.trigger_event_type!),
-    ]),
-  ].filter((type) => options.eventTypes.includes(type));
-  const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds !== null);
-  return { rules, eventCampaigns, types, limitedRuleIds: limited.map((rule) => rule.id) };
-}
-
-async function scorePage(tx: Tx, workspaceId: string, definitions: Definitions, events: ScoredEvent[]) {
-  if (definitions.rules.length === 0 || events.length === 0) return 0;
-  const contactIds = [...new Set(events.map((event) => event.contactId))];
-  const scores = await lockScores(tx, workspaceId, contactIds);
-  const history = await ruleHistory(tx, workspaceId, contactIds, definitions.limitedRuleIds);
-  const changes = scoreEvents(definitions.rules, events, { scores, history }).map((change) => ({
-    ...change,
-    reason: 'rule' as const,
-  }));
-  if (changes.length === 0) return 0;
-  await emitScoreChanges(tx, workspaceId, changes);
-  const { rows, scores: final } = scoreRows(changes);
-  await tx.query(sql.type(z.object({ n: z.number() }))`
-    with ${scoreWrites(workspaceId, rows, final)} select count(*)::int as n from scored
-  `);
-  return changes.length;
+  // The event types whose events a page reads back: those that trigger a campaign.
+  const types = [...new Set(eventCampaigns.map((c) => c.trigger_event_type!))].filter((type) =>
+    options.eventTypes.includes(type),
+  );
+  return { rules, eventCampaigns, types };
 }
 
 async function enrollForEvents(tx: Tx, workspaceId: string, definitions: Definitions, events: ScoredEvent[]) {
@@ -108,6 +83,14 @@ async function segmentPage(
 export async function applyImportEffects(tx: Tx, options: EffectOptions): Promise<EffectCounts> {
   const definitions = await loadDefinitions(tx, options);
   const counts: EffectCounts = { scoreChanges: 0, entered: 0, exited: 0, enrollments: 0 };
+  if (options.staging && definitions.rules.length > 0)
+    counts.scoreChanges = await scoreImport(tx, {
+      workspaceId: options.workspaceId,
+      staging: options.staging,
+      rules: definitions.rules,
+      emit: options.emitScores,
+      pageSize: options.pageSize,
+    });
   let after = '';
   for (;;) {
     const page = await affectedPage(tx, after, options.pageSize);
@@ -118,10 +101,8 @@ export async function applyImportEffects(tx: Tx, options: EffectOptions): Promis
       options.staging && definitions.types.length
         ? await stagedEvents(tx, options.staging, ids, definitions.types)
         : [];
-    const scored = await scorePage(tx, options.workspaceId, definitions, events);
-    counts.scoreChanges += scored;
     counts.enrollments += await enrollForEvents(tx, options.workspaceId, definitions, events);
-    const changes = await segmentPage(tx, options, page, scored > 0);
+    const changes = await segmentPage(tx, options, page, counts.scoreChanges > 0);
     for (const change of changes) counts[change.change]++;
     options.onPage?.(page.length);
   }

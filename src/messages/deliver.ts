@@ -20,6 +20,7 @@ import {
   renderText,
   TemplateError,
   type TemplateField,
+  type TemplateKind,
   type TemplateVariables,
 } from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
@@ -201,17 +202,21 @@ function recipientOf(outgoing: OutgoingMessage): string | undefined {
   return undefined;
 }
 
-/** A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML. */
-function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+/**
+ * A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML.
+ * `cached: false` (previews) parses the source without keeping it.
+ */
+export function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext, cached = true) {
   const { template } = message;
   const parseMode = template.parseMode ?? undefined;
-  const text = renderText(
+  const text = renderPart(
+    'text',
     template.text ?? template.html,
     templateVariables(app, message, context),
-    cacheKeyOf(message),
+    cached ? cacheKeyOf(message) : undefined,
     parseMode === 'HTML' ? 'html' : 'text',
   );
-  return { channel: 'telegram', id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
+  return { channel: 'telegram' as const, id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
 }
 
 /**
@@ -239,9 +244,15 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
   };
 }
 
-function renderPart(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
+function renderPart(
+  field: TemplateField,
+  source: string,
+  variables: TemplateVariables,
+  cacheKey?: string,
+  kind: TemplateKind = 'text',
+) {
   try {
-    return renderText(source, variables, cacheKey === undefined ? undefined : `${cacheKey}:${field}`);
+    return renderText(source, variables, cacheKey === undefined ? undefined : `${cacheKey}:${field}`, kind);
   } catch (error) {
     if (error instanceof TemplateError) error.field = field;
     throw error;
@@ -261,10 +272,18 @@ function renderUrl(field: TemplateField, source: string, variables: TemplateVari
   throw error;
 }
 
-/** The step's title, body and URLs rendered as plain text; the push channel encrypts and sends. */
-function buildPush(app: Services, message: MessageRow, context: DeliveryContext): PushMessage {
+/**
+ * The step's title, body and URLs rendered as plain text; the push channel encrypts and sends.
+ * `cached: false` (previews) parses the sources without keeping them.
+ */
+export function buildPush(
+  app: Services,
+  message: MessageRow,
+  context: DeliveryContext,
+  cached = true,
+): PushMessage {
   const variables = templateVariables(app, message, context);
-  const key = cacheKeyOf(message);
+  const key = cached ? cacheKeyOf(message) : undefined;
   const { subject, text, html, push = {} } = message.template;
   return {
     channel: 'push',

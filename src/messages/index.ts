@@ -13,6 +13,7 @@ export {
   recordDelivered,
 } from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
+export { type RenderedMessage, renderMessage } from './preview.ts';
 export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,

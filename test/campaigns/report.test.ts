@@ -99,7 +99,12 @@ describe('campaigns: report and preview', () => {
       step: '1',
     });
     expect(preview.status, preview.text).to.equal(200);
-    expect(preview.body).to.deep.include({ stepKey: '1', subject: 'Hi Ada', html: '<p>Hello Ada</p>' });
+    expect(preview.body).to.deep.include({
+      stepKey: '1',
+      channel: 'email',
+      subject: 'Hi Ada',
+      html: '<p>Hello Ada</p>',
+    });
     expect(preview.body.text).to.equal('Hello Ada');
 
     const bad = await admin.post(`${base}/campaigns/${campaign.id}/preview`, {
@@ -120,5 +125,63 @@ describe('campaigns: report and preview', () => {
       await admin.post(`${base}/campaigns/${campaign.id}/preview`, { contactId: 'ct_nope', step: '1' }),
       404,
     );
+  });
+
+  it('previews push steps (title, body, url, icon) and Telegram steps (text) as they would be sent', async () => {
+    const { admin, base } = await workspace();
+    const campaign = await createCampaign(admin, base, {
+      steps: [
+        {
+          type: 'send',
+          channel: 'push',
+          title: 'Hi {{ contact.firstName }}',
+          body: 'Sale on {{ contact.attributes.plan }}',
+          url: 'https://shop.example.com/sale?who={{ contact.firstName }}',
+          icon: 'https://shop.example.com/icon.png',
+        },
+        { type: 'send', channel: 'push', title: 'Plain', body: 'No link' },
+        { type: 'send', channel: 'telegram', text: 'Hello {{ contact.firstName }} <3' },
+        { type: 'send', channel: 'telegram', text: '<b>{{ contact.firstName }}</b>', parseMode: 'HTML' },
+      ],
+    });
+    const contact = await createContact(admin, base, {
+      email: 'ann@preview.test',
+      firstName: 'Ann<',
+      attributes: { plan: 'pro' },
+    });
+    const preview = (step: string) =>
+      admin.post(`${base}/campaigns/${campaign.id}/preview`, { contactId: contact.id, step });
+
+    const push = await preview('0');
+    expect(push.status, push.text).to.equal(200);
+    expect(push.body).to.deep.equal({
+      stepKey: '0',
+      channel: 'push',
+      title: 'Hi Ann<',
+      body: 'Sale on pro',
+      url: 'https://shop.example.com/sale?who=Ann<',
+      icon: 'https://shop.example.com/icon.png',
+    });
+    const plain = await preview('1');
+    expect(plain.body).to.deep.equal({ stepKey: '1', channel: 'push', title: 'Plain', body: 'No link' });
+
+    const telegram = await preview('2');
+    expect(telegram.status, telegram.text).to.equal(200);
+    expect(telegram.body).to.deep.equal({ stepKey: '2', channel: 'telegram', text: 'Hello Ann< <3' });
+    const html = await preview('3');
+    expect(html.body).to.deep.equal({
+      stepKey: '3',
+      channel: 'telegram',
+      text: '<b>Ann&lt;</b>',
+      parseMode: 'HTML',
+    });
+
+    // A saved step checks its templates; one saved before that check names the part that fails.
+    const broken = { type: 'send', channel: 'push', title: 'Hi\n{{ contact.firstName | evil }}', body: 'x' };
+    await server().context.db.query(sql.unsafe`
+      update campaigns set steps = steps || ${sql.jsonb([broken])} where id = ${campaign.id}`);
+    const bad = await preview('4');
+    expectProblem(bad, 400);
+    expect(bad.body.errors[0].message).to.match(/^step 4, title, line 2, column \d+: .*evil/);
   });
 });

@@ -13,12 +13,6 @@ export const SHOP_ORIGIN = 'https://shop.example.com';
 export async function pushWorkspace() {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');
   const base = `/api/workspaces/${workspaceId}`;
-  const channel = await admin.put(`${base}/channels/push`, { subject: 'mailto:ops@acme.test' });
-  expect(channel.status, channel.text).to.equal(200);
-  const pk = await admin.post(`${base}/publishable-keys`, { name: 'Shop', allowedOrigins: [SHOP_ORIGIN] });
-  expect(pk.status, pk.text).to.equal(201);
-  const secret = await admin.get(`${base}/identity-secret`);
-  expect(secret.status, secret.text).to.equal(200);
   const { client } = await keyClient(admin, workspaceId, [
     'messages:read',
     'contacts:read',
@@ -27,11 +21,21 @@ export async function pushWorkspace() {
     'events:read',
     'events:write',
   ]);
+  return { admin, client, workspaceId, base, ...(await addPushChannel(admin, base)) };
+}
+
+/**
+ * Sets up push on a workspace as its admin would: the channel's VAPID key pair, a publishable key
+ * for the shop's origin, and identity tokens signed with the workspace's identity secret.
+ */
+export async function addPushChannel(admin: Client, base: string) {
+  const channel = await admin.put(`${base}/channels/push`, { subject: 'mailto:ops@acme.test' });
+  expect(channel.status, channel.text).to.equal(200);
+  const pk = await admin.post(`${base}/publishable-keys`, { name: 'Shop', allowedOrigins: [SHOP_ORIGIN] });
+  expect(pk.status, pk.text).to.equal(201);
+  const secret = await admin.get(`${base}/identity-secret`);
+  expect(secret.status, secret.text).to.equal(200);
   return {
-    admin,
-    client,
-    workspaceId,
-    base,
     publicKey: channel.body.publicKey as string,
     pk: pk.body.key as string,
     identityToken: (value: string) =>

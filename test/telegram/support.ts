@@ -7,7 +7,9 @@ import { eventually } from '../support/factories.ts';
 import { type Bot, fakeBotApi } from '../support/fakeBotApi.ts';
 import { server } from '../support/server.ts';
 
-export type TelegramWorkspace = Awaited<ReturnType<typeof messagingWorkspace>> & {
+type MessagingWorkspace = Awaited<ReturnType<typeof messagingWorkspace>>;
+
+export type TelegramWorkspace = MessagingWorkspace & {
   token: string;
   bot: Bot;
   /** The secret_token Telegram was given, and the path of our webhook. */
@@ -16,7 +18,11 @@ export type TelegramWorkspace = Awaited<ReturnType<typeof messagingWorkspace>> &
 };
 
 export async function telegramWorkspace(): Promise<TelegramWorkspace> {
-  const workspace = await messagingWorkspace();
+  return addTelegramChannel(await messagingWorkspace());
+}
+
+/** Gives the workspace a Telegram channel: a new bot of the fake Bot API, its webhook set by us. */
+export async function addTelegramChannel<W extends MessagingWorkspace>(workspace: W) {
   const { token, bot } = fakeBotApi().addBot();
   const put = await workspace.admin.put(`${workspace.base}/channels/telegram`, { botToken: token });
   expect(put.status, put.text).to.equal(200);

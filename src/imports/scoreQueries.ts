@@ -1,0 +1,173 @@
+// Lead scores of an events import, set-wise. Which (event, rule) pairs score is decided per rule:
+// in SQL for the rules it can express (repeatable rules: every matching event; once-only rules:
+// the first matching event of a contact the rule never scored), in Node for rules with a cooldown
+// (a chain: each scoring event restarts the span), as ingest decides them. The pairs go to one
+// table; a window sum over each contact's pairs in event order then gives every change its
+// previous and new score, and one statement writes the history rows, the final scores and the
+// contact.score_changed events. Ids come from one head and a counter (src/imports/bulkIds.ts).
+import type { FragmentSqlToken as Fragment, IdentifierSqlToken } from 'slonik';
+import { z } from 'zod';
+import { sql, type Tx } from '../db/pool.ts';
+import type { ActiveRuleRow } from '../scoring/index.ts';
+import { compileMetadataConditions } from '../segments/index.ts';
+import { idHead } from './bulkIds.ts';
+
+export const FIRED = sql.identifier(['import_fired']);
+
+/** Every rule's position in creation order: a contact's pairs of one event apply in that order. */
+export type OrderedRule = ActiveRuleRow & { position: number };
+
+export async function createFiredTable(tx: Tx) {
+  await tx.query(sql.typeAlias('void')`
+    create temporary table import_fired (
+      contact_id text not null, event_id text not null, rule_id text not null, rule_position int not null,
+      occurred_at timestamptz not null, line int not null, points int not null
+    ) on commit drop
+  `);
+}
+
+function matching(staging: IdentifierSqlToken, rule: OrderedRule): Fragment {
+  const where = rule.where?.length ? compileMetadataConditions(rule.where, 's') : sql.fragment`true`;
+  return sql.fragment`
+    from ${staging} s
+    where s.skip is null and s.contact_id is not null and s.type = ${rule.event_type} and ${where}`;
+}
+
+const pairColumns = (rule: OrderedRule) => sql.fragment`
+  s.contact_id, s.event_id, ${rule.id}::text, ${rule.position}::int, coalesce(s.occurred_at, now()), s.line, ${rule.points}::int`;
+
+/** The pairs of a repeatable rule without cooldown (every match) or a once-only rule without one (the first). */
+export async function fireInSql(tx: Tx, workspaceId: string, staging: IdentifierSqlToken, rule: OrderedRule) {
+  if (rule.repeatable) {
+    await tx.query(
+      sql.typeAlias('void')`insert into ${FIRED} select ${pairColumns(rule)} ${matching(staging, rule)}`,
+    );
+    return;
+  }
+  await tx.query(sql.typeAlias('void')`
+    insert into ${FIRED}
+    select distinct on (s.contact_id) ${pairColumns(rule)} ${matching(staging, rule)}
+      and not exists (
+        select 1 from score_changes sc
+        where sc.workspace_id = ${workspaceId} and sc.rule_id = ${rule.id} and sc.contact_id = s.contact_id
+          and sc.reason = 'rule')
+    order by s.contact_id, coalesce(s.occurred_at, now()), s.line
+  `);
+}
+
+const Candidate = z.object({
+  id: z.string(),
+  contactId: z.string(),
+  type: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  occurredAt: z.string(),
+  line: z.number(),
+});
+
+/** The next contacts' matches of a cooldown rule, in event order (the rule's `where` tested in SQL). */
+export async function cooldownCandidates(
+  tx: Tx,
+  staging: IdentifierSqlToken,
+  rule: OrderedRule,
+  afterContact: string,
+  contacts: number,
+) {
+  return tx.any(sql.type(Candidate)`
+    with page as (
+      select distinct s.contact_id ${matching(staging, rule)} and s.contact_id > ${afterContact}
+      order by s.contact_id limit ${contacts}
+    )
+    select s.event_id as id, s.contact_id as "contactId", s.type, '{}'::jsonb as metadata,
+      coalesce(s.occurred_at, now()) as "occurredAt", s.line
+    ${matching(staging, rule)} and s.contact_id = any(array(select contact_id from page))
+    order by s.contact_id, coalesce(s.occurred_at, now()), s.line
+  `);
+}
+
+/** Adds the pairs Node decided (their times and lines read back from the staging table, exact to the µs). */
+export async function insertPairs(
+  tx: Tx,
+  staging: IdentifierSqlToken,
+  rule: OrderedRule,
+  pairs: readonly { contactId: string; line: number }[],
+) {
+  if (pairs.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    insert into ${FIRED}
+    select ${pairColumns(rule)}
+    from unnest(
+      ${sql.array(
+        pairs.map((pair) => pair.contactId),
+        'text',
+      )}::text[],
+      ${sql.array(
+        pairs.map((pair) => pair.line),
+        'int4',
+      )}::int[]
+    ) as p(contact_id, line)
+    join ${staging} s on s.contact_id = p.contact_id and s.line = p.line
+  `);
+}
+
+/**
+ * Contacts whose score could reach the ±2,000,000,000 clamp: a running sum cannot clamp, so their
+ * pairs move out of the table into `import_clamped`, and they are scored event by event instead.
+ */
+export async function setAsideClampable(tx: Tx, workspaceId: string, limit: number): Promise<number> {
+  await tx.query(sql.typeAlias('void')`
+    create temporary table import_clamped (contact_id text primary key) on commit drop
+  `);
+  return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
+    with risky as (
+      insert into import_clamped
+      select f.contact_id from ${FIRED} f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      group by f.contact_id, c.lead_score
+      having abs(c.lead_score::bigint) + sum(abs(f.points::bigint)) > ${limit}
+      returning contact_id
+    ), removed as (
+      delete from ${FIRED} f using risky r where f.contact_id = r.contact_id
+    )
+    select count(*)::int as n from risky
+  `);
+}
+
+export async function clampedPage(tx: Tx, after: string, limit: number) {
+  return tx.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
+    select contact_id from import_clamped where contact_id > ${after} order by contact_id limit ${limit}
+  `);
+}
+
+/** Locks the scored contacts in id order (as ingest does), then writes history, scores and events. */
+export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolean): Promise<number> {
+  await tx.query(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from (
+      select 1 from contacts where workspace_id = ${workspaceId}
+        and id in (select distinct contact_id from ${FIRED}) order by id for update) locked
+  `);
+  return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
+    with ordered as (
+      select f.contact_id, f.event_id, f.rule_id, f.points,
+        c.lead_score + sum(f.points) over running as score,
+        row_number() over (order by f.contact_id, f.occurred_at, f.line, f.rule_position) as nth
+      from ${FIRED} f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      window running as (partition by f.contact_id order by f.occurred_at, f.line, f.rule_position
+                         rows unbounded preceding)
+    ), history as (
+      insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
+      select ${workspaceId}, ${idHead('scoreChange')} || lpad(upper(to_hex(nth)), 10, '0'),
+        contact_id, rule_id, event_id, 'rule', score - points, score
+      from ordered
+    ), emitted as (
+      insert into outgoing_events (id, workspace_id, type, data)
+      select ${idHead('outgoingEvent')} || lpad(upper(to_hex(nth)), 10, '0'), ${workspaceId},
+        'contact.score_changed', jsonb_build_object(
+          'contactId', contact_id, 'previousScore', score - points, 'score', score, 'ruleId', rule_id)
+      from ordered where ${emit}
+    ), scored as (
+      update contacts c set lead_score = f.score
+      from (select distinct on (contact_id) contact_id, score from ordered order by contact_id, nth desc) f
+      where c.workspace_id = ${workspaceId} and c.id = f.contact_id
+    )
+    select count(*)::int as n from ordered
+  `);
+}

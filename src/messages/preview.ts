@@ -1,0 +1,29 @@
+// A message's content as its contact would get it, for previews: rendered exactly as at send time
+// (same variables, same escaping, the same http(s) check on push URLs) but without tracking, signed
+// tokens or a chat id, and without filling the template cache. Throws a TemplateError.
+import type { AppContext } from '../http/context.ts';
+import { renderEmail } from '../templates/index.ts';
+import type { DeliveryContext } from './contextQueries.ts';
+import { buildPush, buildTelegram, templateVariables } from './deliver.ts';
+import type { MessageRow } from './queries.ts';
+
+export type RenderedMessage =
+  | { channel: 'email'; subject: string; html: string; text: string }
+  | { channel: 'push'; title: string; body: string; url?: string; icon?: string }
+  | { channel: 'telegram'; text: string; parseMode?: 'HTML' | 'MarkdownV2' };
+
+export function renderMessage(
+  app: AppContext,
+  message: MessageRow,
+  context: DeliveryContext,
+): RenderedMessage {
+  if (message.channel === 'push') {
+    const { title, body, url, icon } = buildPush(app, message, context, false).notification;
+    return { channel: 'push', title, body, ...(url ? { url } : {}), ...(icon ? { icon } : {}) };
+  }
+  if (message.channel === 'telegram') {
+    const { text, parseMode } = buildTelegram(app, message, context, false);
+    return { channel: 'telegram', text, ...(parseMode ? { parseMode } : {}) };
+  }
+  return { channel: 'email', ...renderEmail(message.template, templateVariables(app, message, context)) };
+}
