@@ -174,6 +174,8 @@ const environmentSchema = z.object({
   CAMPAIGN_STEP_EXPIRE_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
   JOB_SUPERVISE_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
+  // Events are partitioned by month (sql/0031): how many months ahead partitions are made.
+  EVENT_PARTITIONS_AHEAD_MONTHS: wholeNumber(1, 24, ' of months').default(3),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),
   WORKSPACE_POOL_SHARE: wholeNumber(1, 200).default(5),
   WORKSPACE_POOL_WAIT_MS: wholeNumber(0, 60_000, ' of milliseconds').default(2_000),

@@ -10,12 +10,12 @@ import { touchApiKeyLastUsed } from './queries.ts';
 // UPDATE on a hot key. Losing it (restart, another process) only costs one extra UPDATE.
 const lastTouched = new Map<string, number>();
 
-function touchLater(app: AppContext, keyId: string): void {
+function touchLater(app: AppContext, key: { workspace_id: string; id: string }): void {
   const now = Date.now();
-  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
-  lastTouched.set(keyId, now);
-  touchApiKeyLastUsed(app.db, keyId).catch((error) =>
-    app.log.warn({ err: error, keyId }, 'last_used_at update failed'),
+  if ((lastTouched.get(key.id) ?? 0) > now - 60_000) return;
+  lastTouched.set(key.id, now);
+  touchApiKeyLastUsed(app.db, key.workspace_id, key.id).catch((error) =>
+    app.log.warn({ err: error, keyId: key.id }, 'last_used_at update failed'),
   );
 }
 

@@ -66,9 +66,9 @@ export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): 
 }
 
 /** Writes last_used_at at most once a minute per key, whatever the request rate. */
-export async function touchApiKeyLastUsed(db: Db, keyId: string): Promise<void> {
+export async function touchApiKeyLastUsed(db: Db, workspaceId: string, keyId: string): Promise<void> {
   await db.query(sql.typeAlias('void')`
     update api_keys set last_used_at = now()
-    where id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')
+    where workspace_id = ${workspaceId} and id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')
   `);
 }

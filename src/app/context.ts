@@ -1,6 +1,6 @@
 // What every process of the service shares: the database pool, the job queue and the wiring of
 // the features to one another (effects.ts). Web, worker and the test server all start here.
-import type { Config } from '../config.ts';
+import { type Config, config } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -10,16 +10,23 @@ import { type Boss, createBoss } from '../jobs/boss.ts';
 import { createLogger } from '../log.ts';
 import { VERSION } from '../version.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, campaigns, channels } from './features.ts';
+import { accounts, apiKeys, campaigns, channels, events } from './features.ts';
 import { createQueues } from './jobs.ts';
 import { sealClearSecrets } from './secretStores.ts';
 
-/** Applies SQL migrations, seals what they left in clear text, and installs or upgrades the pg-boss schema. */
-export async function migrateAll(databaseUrl: string): Promise<string[]> {
+/**
+ * Applies SQL migrations, seals what they left in clear text, makes the event partitions of the
+ * months ahead, and installs or upgrades the pg-boss schema.
+ */
+export async function migrateAll(
+  databaseUrl: string,
+  partitionsAhead = config().EVENT_PARTITIONS_AHEAD_MONTHS,
+): Promise<string[]> {
   const applied = await migrate(databaseUrl);
   const db = await createDatabasePool(databaseUrl, { maxPoolSize: 1 });
   try {
     await sealClearSecrets(db);
+    await events.ensureEventPartitions(db, partitionsAhead);
   } finally {
     await db.end();
   }

@@ -3,12 +3,13 @@
 import { config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
-import { campaigns, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
+import { campaigns, events, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(): JobDefinition<any>[] {
   return [
+    ...events.jobs(),
     ...segments.jobs(),
     ...scoring.jobs(),
     ...messages.jobs(),

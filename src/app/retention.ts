@@ -60,6 +60,11 @@ export async function pruneAll(db: Db, config: Config, budgetMs = RUN_BUDGET_MS)
         });
     report.push({ table: rule.table, rule: rule.rule, rows });
   }
+  report.push({
+    table: 'events',
+    rule: events.EVENT_RETENTION_RULE,
+    rows: await events.pruneExpiredEvents(db, config),
+  });
   return report;
 }
 
@@ -78,6 +83,8 @@ export async function dryRun(db: Db, config: Config): Promise<PruneReport> {
   const report: PruneReport = [];
   for (const rule of allRetentionRules())
     report.push({ table: rule.table, rule: rule.rule, rows: await countPrunable(db, rule, config) });
+  const expiredEvents = await events.pruneExpiredEvents(db, config, true);
+  report.push({ table: 'events', rule: events.EVENT_RETENTION_RULE, rows: expiredEvents });
   report.push({ table: 'pgboss.job', rule: JOBS_RULE, rows: await countFinishedJobs(db, config) });
   return report;
 }

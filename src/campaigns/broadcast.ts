@@ -28,7 +28,8 @@ export async function startBroadcast(
   campaign: { workspaceId: string; id: string; sendAt?: string },
 ) {
   await db.query(sql.typeAlias('void')`
-    update campaigns set broadcast_cursor = ${START}, broadcast_done_at = null where id = ${campaign.id}`);
+    update campaigns set broadcast_cursor = ${START}, broadcast_done_at = null
+    where workspace_id = ${campaign.workspaceId} and id = ${campaign.id}`);
   const payload: BroadcastPayload = {
     workspaceId: campaign.workspaceId,
     campaignId: campaign.id,
@@ -58,7 +59,8 @@ async function enrollPage(app: AppContext, db: Tx, payload: BroadcastPayload, pa
       : await db.anyFirst(
           sql.type(z.object({ contact_id: z.string() }))`
       select contact_id from segment_memberships
-      where segment_id = ${campaign.segment_id} and contact_id > ${payload.after}
+      where workspace_id = ${payload.workspaceId} and segment_id = ${campaign.segment_id}
+        and contact_id > ${payload.after}
       order by contact_id limit ${pageSize}`,
         );
   const rows = members.map((contactId) => ({ id: newId('enrollment'), contact_id: contactId }));
@@ -84,15 +86,15 @@ async function enrollPage(app: AppContext, db: Tx, payload: BroadcastPayload, pa
   if (rows.length === pageSize) {
     const after = rows.at(-1)!.contact_id;
     await db.query(
-      sql.typeAlias(
-        'void',
-      )`update campaigns set broadcast_cursor = ${after} where id = ${payload.campaignId}`,
+      sql.typeAlias('void')`update campaigns set broadcast_cursor = ${after}
+      where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId}`,
     );
     await app.boss.send(BROADCAST_QUEUE, { ...payload, after }, { db: transactionalDb(db) });
     return;
   }
   await db.query(sql.typeAlias('void')`
-    update campaigns set broadcast_cursor = null, broadcast_done_at = now() where id = ${payload.campaignId}`);
+    update campaigns set broadcast_cursor = null, broadcast_done_at = now()
+    where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId}`);
   await completeCampaigns(db, payload.workspaceId, [payload.campaignId]); // an empty segment ends at once
 }
 

@@ -14,14 +14,14 @@ import type { BranchCondition } from './schemas.ts';
 function conditionSql(condition: BranchCondition, enrolledAt: string) {
   if ('segment' in condition) {
     return sql.fragment`exists (select 1 from segment_memberships m
-      where m.segment_id = ${condition.segment} and m.contact_id = c.id)`;
+      where m.workspace_id = c.workspace_id and m.segment_id = ${condition.segment} and m.contact_id = c.id)`;
   }
   if ('since' in condition) {
     const where = condition.where?.length
       ? sql.fragment` and ${compileMetadataConditions(condition.where, 'e')}`
       : sql.fragment``;
     return sql.fragment`exists (select 1 from events e
-      where e.contact_id = c.id and e.type = ${condition.event}
+      where e.workspace_id = c.workspace_id and e.contact_id = c.id and e.type = ${condition.event}
         and e.received_at >= ${enrolledAt}::timestamptz${where})`;
   }
   return compileSegmentRules(condition as Rule);

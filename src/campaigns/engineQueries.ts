@@ -27,7 +27,7 @@ export async function lockEnrollment(db: Db, enrollmentId: string) {
   return db.maybeOne(sql.type(StepContext)`
     select e.id, e.workspace_id, e.campaign_id, e.contact_id, e.trigger_event_id, e.status, e.step_key,
       extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status, c.steps
-    from enrollments e join campaigns c on c.id = e.campaign_id
+    from enrollments e join campaigns c on c.workspace_id = e.workspace_id and c.id = e.campaign_id
     where e.id = ${enrollmentId}
     for update of e
   `);
@@ -38,7 +38,7 @@ export async function lockEnrollments(db: Db, enrollmentIds: readonly string[]) 
   return db.any(sql.type(StepContext)`
     select e.id, e.workspace_id, e.campaign_id, e.contact_id, e.trigger_event_id, e.status, e.step_key,
       extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status, c.steps
-    from enrollments e join campaigns c on c.id = e.campaign_id
+    from enrollments e join campaigns c on c.workspace_id = e.workspace_id and c.id = e.campaign_id
     where e.id = any(${sql.array([...enrollmentIds], 'text')})
     order by e.id
     for update of e
@@ -155,11 +155,12 @@ const Completed = z.object({ id: z.string(), name: z.string(), total: z.number()
 export async function completeCampaigns(db: Db, workspaceId: string, campaignIds: string[]) {
   const finished = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     select id from campaigns c
-    where id = any(${sql.array(campaignIds, 'text')}) and completed_at is null
+    where workspace_id = ${workspaceId} and id = any(${sql.array(campaignIds, 'text')}) and completed_at is null
       and activated_at is not null and (status = 'archived' or broadcast_done_at is not null)
       and not exists (
         select 1 from (
-          select 1 from enrollments e where e.campaign_id = c.id and e.status = 'active'
+          select 1 from enrollments e
+          where e.workspace_id = c.workspace_id and e.campaign_id = c.id and e.status = 'active'
           limit 1 for key share skip locked
         ) as unheld
       )
@@ -169,9 +170,11 @@ export async function completeCampaigns(db: Db, workspaceId: string, campaignIds
   if (finished.length === 0) return;
   const completed = await db.any(sql.type(Completed)`
     update campaigns c set completed_at = now()
-    where c.id = any(${sql.array([...finished], 'text')})
-      and not exists (select 1 from enrollments e where e.campaign_id = c.id and e.status = 'active')
-    returning c.id, c.name, (select count(*)::int from enrollments e where e.campaign_id = c.id) as total
+    where c.workspace_id = ${workspaceId} and c.id = any(${sql.array([...finished], 'text')})
+      and not exists (select 1 from enrollments e
+        where e.workspace_id = c.workspace_id and e.campaign_id = c.id and e.status = 'active')
+    returning c.id, c.name,
+      (select count(*)::int from enrollments e where e.workspace_id = c.workspace_id and e.campaign_id = c.id) as total
   `);
   await emitMany(
     db,

@@ -50,7 +50,8 @@ export function allowedEnrollments(workspaceId: string, candidates: readonly Enr
     enroll_candidate as (
       select r.*, row_number() over (partition by r.campaign_id, r.contact_id order by r.ord) as nth,
         (select bool_or(e.status = 'active') from enrollments e
-         where e.contact_id = r.contact_id and e.campaign_id = r.campaign_id) as active
+         where e.workspace_id = ${workspaceId} and e.contact_id = r.contact_id
+           and e.campaign_id = r.campaign_id) as active
       from jsonb_to_recordset(${jsonbRows(candidates.map((candidate, ord) => ({ ...candidate, ord })))})
         as r(ord int, id text, campaign_id text, contact_id text, trigger_event_id text, reentry text)
     ),

@@ -51,7 +51,7 @@ export async function transitionCampaign(
     await startBroadcast(app, tx, { workspaceId, id, sendAt: trigger.sendAt });
   }
   if (row.status === 'paused' && move.to === 'active') {
-    const held = await releaseHeld(tx, id);
+    const held = await releaseHeld(tx, workspaceId, id);
     await enqueueSteps(
       tx,
       held.map((enrollment) => ({ enrollmentId: enrollment.id, stepKey: enrollment.step_key })),

@@ -5,10 +5,10 @@ import { completeCampaigns } from './engineQueries.ts';
 import { EnrollmentRow, enrollmentColumns } from './queries.ts';
 
 /** The enrollments a pause held, no longer held; resume queues their steps again. */
-export async function releaseHeld(db: Db, campaignId: string) {
+export async function releaseHeld(db: Db, workspaceId: string, campaignId: string) {
   return db.any(sql.type(z.object({ id: z.string(), step_key: z.string() }))`
     update enrollments set held = false
-    where campaign_id = ${campaignId} and held and status = 'active' and step_key is not null
+    where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and held and status = 'active' and step_key is not null
     returning id, step_key
   `);
 }
@@ -21,7 +21,7 @@ export async function exitAllActive(db: Db, workspaceId: string, campaignId: str
   await db.query(sql.typeAlias('void')`
     update enrollments set status = 'exited', exit_reason = 'archived', step_key = null,
       next_step_at = null, held = false, completed_at = now()
-    where campaign_id = ${campaignId} and status = 'active'
+    where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and status = 'active'
   `);
   await completeCampaigns(db, workspaceId, [campaignId]);
 }

@@ -78,7 +78,7 @@ async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
       count(*) filter (where m.status = 'bounced')::int as bounced,
       count(*) filter (where m.status = 'suppressed')::int as suppressed,
       count(*) filter (where exists (select 1 from message_events me
-        where me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes,
+        where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes,
       count(*) filter (where exists (${humanHit('open')}))::int as "uniqueOpens",
       count(*) filter (where exists (${humanHit('click')}))::int as "uniqueClicks",
       coalesce(sum((${machineHits(sql.fragment`'open'`)})), 0)::int as "machineOpens",

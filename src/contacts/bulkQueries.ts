@@ -42,7 +42,7 @@ export async function findAndLockContacts(db: Db, workspaceId: string, identifie
     select ${contactColumns}, a.alias_id as requested_id,
       case when cardinality(${anonymousIds}) > 0 then (
         select array_agg(k.anonymous_id) from contact_anonymous_ids k
-        where k.contact_id = c.id and k.anonymous_id = any(${anonymousIds})
+        where k.workspace_id = c.workspace_id and k.contact_id = c.id and k.anonymous_id = any(${anonymousIds})
       ) end as kept_anonymous_ids
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)

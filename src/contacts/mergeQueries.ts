@@ -18,7 +18,7 @@ export async function moveContactData(db: Db, workspaceId: string, primaryId: st
       insert into segment_memberships (workspace_id, segment_id, contact_id, entered_at)
       select workspace_id, segment_id, ${primaryId}, entered_at from segment_memberships
       where workspace_id = ${workspaceId} and contact_id = ${secondaryId}
-      on conflict (segment_id, contact_id)
+      on conflict (workspace_id, segment_id, contact_id)
         do update set entered_at = least(segment_memberships.entered_at, excluded.entered_at)
     ), moved_enrollments as (
       update enrollments set contact_id = ${primaryId}
@@ -63,10 +63,11 @@ export async function exitDuplicateEnrollments(db: Db, workspaceId: string, cont
       held = false, completed_at = now()
     from campaigns c
     where e.workspace_id = ${workspaceId} and e.contact_id = ${contactId} and e.status = 'active'
-      and c.id = e.campaign_id and c.reentry <> 'always'
+      and c.workspace_id = e.workspace_id and c.id = e.campaign_id and c.reentry <> 'always'
       and exists (
         select 1 from enrollments first
-        where first.contact_id = e.contact_id and first.campaign_id = e.campaign_id
+        where first.workspace_id = e.workspace_id and first.contact_id = e.contact_id
+          and first.campaign_id = e.campaign_id
           and first.status = 'active' and (first.enrolled_at, first.id) < (e.enrolled_at, e.id))
   `);
 }
@@ -103,7 +104,7 @@ export async function insertAlias(db: Db, workspaceId: string, aliasId: string, 
   await db.query(sql.typeAlias('void')`
     insert into contact_aliases (workspace_id, alias_id, contact_id, expires_at)
     values (${workspaceId}, ${aliasId}, ${contactId}, now() + interval '30 days')
-    on conflict (alias_id) do update set contact_id = excluded.contact_id, expires_at = excluded.expires_at
+    on conflict (workspace_id, alias_id) do update set contact_id = excluded.contact_id, expires_at = excluded.expires_at
   `);
 }
 

@@ -89,7 +89,8 @@ export function definitionColumns(
 function ruleHistory(workspaceId: string, contactIds: string[], eventTypes: string[]) {
   return sql.fragment`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
-    from score_changes sc left join events e on e.id = sc.event_id
+    from score_changes sc left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
+      and e.occurred_at < now() + interval '1 day' -- skips the months ahead (no event is stored there)
     where sc.workspace_id = ${workspaceId} and sc.reason = 'rule'
       and sc.contact_id = any(${sql.array(contactIds, 'text')})
       and sc.rule_id in (

@@ -15,7 +15,7 @@ export type ApiKeyLookup = {
   /** The live key with this secret; null when it is malformed, unknown, revoked or expired. */
   find: (db: DatabasePool, key: string) => Promise<PresentedKey | null>;
   /** Notes that the key was used (last_used_at); never fails the request. */
-  used: (app: AppContext, keyId: string) => void;
+  used: (app: AppContext, key: { workspace_id: string; id: string }) => void;
 };
 
 export type AppContext = {

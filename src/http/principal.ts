@@ -50,7 +50,7 @@ async function authenticateKey(app: AppContext, key: string, rule: Access, works
       throw new ForbiddenError('This route needs a signed-in session; API keys are not accepted.');
     throw new UnauthorizedError(BAD_KEY);
   }
-  app.apiKeys.used(app, row.id);
+  app.apiKeys.used(app, row);
   if (rule.scope === null) {
     throw new ForbiddenError(
       'API keys cannot use this route: it needs a signed-in session.',

@@ -253,8 +253,8 @@ export async function failExpiredLeases(db: Db, limit: number) {
   return db.any(sql.type(MessageRow)`
     update messages
     set status = 'failed', error = 'interrupted', lease_until = null, updated_at = now()
-    where id in (
-      select id from messages where status = 'sending' and lease_until < now()
+    where (workspace_id, id) in (
+      select workspace_id, id from messages where status = 'sending' and lease_until < now()
       order by lease_until limit ${limit} for update skip locked
     )
     returning ${columns}

@@ -15,7 +15,8 @@ export const messageRetention: RetentionRule[] = [
       return sql.fragment`${madeBefore('message', 'created_at', cutoff)}
         and status in ('sent', 'failed', 'bounced', 'suppressed')
         and (enrollment_id is null or not exists (
-          select 1 from enrollments e where e.id = messages.enrollment_id and e.status = 'active'))`;
+          select 1 from enrollments e where e.workspace_id = messages.workspace_id and e.id = messages.enrollment_id
+            and e.status = 'active'))`;
     },
   },
 ];

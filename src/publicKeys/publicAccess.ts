@@ -52,12 +52,12 @@ function allowOrigin(res: Response, origin: string): void {
 
 const touched = new Map<string, number>();
 
-function touchLater(app: AppContext, keyId: string): void {
+function touchLater(app: AppContext, key: { workspace_id: string; id: string }): void {
   const now = Date.now();
-  if ((touched.get(keyId) ?? 0) > now - 60_000) return;
-  touched.set(keyId, now);
-  touchPublishableKeyLastUsed(app.db, keyId).catch((error) =>
-    app.log.warn({ err: error, keyId }, 'publishable key last_used_at update failed'),
+  if ((touched.get(key.id) ?? 0) > now - 60_000) return;
+  touched.set(key.id, now);
+  touchPublishableKeyLastUsed(app.db, key.workspace_id, key.id).catch((error) =>
+    app.log.warn({ err: error, keyId: key.id }, 'publishable key last_used_at update failed'),
   );
 }
 
@@ -107,7 +107,7 @@ export async function authenticatePublicRequest(
     settings.PUBLIC_RATE_LIMIT_PER_KEY,
     'for this publishable key',
   );
-  touchLater(app, row.id);
+  touchLater(app, row);
   return { workspaceId: row.workspace_id, keyId: row.id, allowedEventTypes: row.allowed_event_types, origin };
 }
 

@@ -90,10 +90,10 @@ export async function anyLiveKeyAllowsOrigin(db: Db, origin: string): Promise<bo
   `);
 }
 
-export async function touchPublishableKeyLastUsed(db: Db, keyId: string): Promise<void> {
+export async function touchPublishableKeyLastUsed(db: Db, workspaceId: string, keyId: string): Promise<void> {
   await db.query(sql.typeAlias('void')`
     update publishable_keys set last_used_at = now()
-    where id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')
+    where workspace_id = ${workspaceId} and id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')
   `);
 }
 

@@ -95,7 +95,8 @@ async function diffForContacts(
     ),
     exited as (
       delete from segment_memberships m using evaluated v
-      where m.segment_id = v.segment_id and m.contact_id = v.contact_id and not v.matches
+      where m.workspace_id = ${workspaceId} and m.segment_id = v.segment_id and m.contact_id = v.contact_id
+        and not v.matches
       returning m.segment_id, m.contact_id
     )
     select segment_id, contact_id, 'entered' as change from entered

@@ -22,7 +22,7 @@ export type SegmentRules = z.infer<typeof RulesRow>;
 
 const columns = sql.fragment`s.id, s.workspace_id, s.name, s.description, s.rules, s.status, s.computed_at,
   s.created_at, s.updated_at,
-  (select count(*)::int from segment_memberships m where m.segment_id = s.id) as count`;
+  (select count(*)::int from segment_memberships m where m.workspace_id = s.workspace_id and m.segment_id = s.id) as count`;
 
 export async function listSegments(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
   return db.any(sql.type(SegmentRow.extend({ total: z.number().int() }))`

@@ -68,7 +68,7 @@ export async function claimSettledHits(db: Db, workspaceId: string, settleMs: nu
   return db.any(sql.type(PendingHit)`
     select h.id::text, h.workspace_id, h.message_id, h.kind, h.url, h.reasons, h.occurred_at,
       m.contact_id, m.campaign_id, m.channel, m.sent_at
-    from message_hits h join messages m on m.id = h.message_id
+    from message_hits h join messages m on m.workspace_id = h.workspace_id and m.id = h.message_id
     where h.classified_at is null and h.workspace_id = ${workspaceId}
       and h.occurred_at < now() - ${settleMs} * interval '1 ms'
     order by h.occurred_at, h.id

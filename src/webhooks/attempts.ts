@@ -103,6 +103,7 @@ function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): 
     const delay = nextRetryDelayMs(schedule, nextIndex, result.retryAfterSeconds);
     if (delay !== null)
       retries.push({
+        workspace_id: attempt.workspace_id,
         id: newId('delivery'),
         message_id: attempt.message_id,
         schedule_index: nextIndex,
@@ -125,16 +126,20 @@ function failingEndpoints(outcomes: readonly Outcome[]) {
 }
 
 /** The last failed attempt of each endpoint in the batch: where a disable is explained. */
-function lastFailureByEndpoint(outcomes: readonly Outcome[]): Map<string, string> {
-  const last = new Map<string, string>();
-  for (const { attempt } of outcomes) last.set(attempt.endpoint_id, attempt.id);
+function lastFailureByEndpoint(outcomes: readonly Outcome[]): Map<string, ClaimedAttempt> {
+  const last = new Map<string, ClaimedAttempt>();
+  for (const { attempt } of outcomes) last.set(attempt.endpoint_id, attempt);
   return last;
 }
 
 function failedMessages(failures: readonly Outcome[]) {
-  const byMessage = new Map<string, { id: string; skipped: boolean }>();
+  const byMessage = new Map<string, { workspace_id: string; id: string; skipped: boolean }>();
   for (const { attempt } of failures) {
-    const seen = byMessage.get(attempt.message_id) ?? { id: attempt.message_id, skipped: true };
+    const seen = byMessage.get(attempt.message_id) ?? {
+      workspace_id: attempt.workspace_id,
+      id: attempt.message_id,
+      skipped: true,
+    };
     seen.skipped &&= !attempt.active;
     byMessage.set(attempt.message_id, seen);
   }
@@ -154,7 +159,12 @@ async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome
   const lastFailure = lastFailureByEndpoint(failures);
   await annotateDeliveries(
     tx,
-    disabled.map((row) => ({ id: lastFailure.get(row.id) ?? '', note: row.disabled_reason })),
+    disabled.flatMap((row) => {
+      const attempt = lastFailure.get(row.id);
+      return attempt
+        ? [{ workspace_id: attempt.workspace_id, id: attempt.id, note: row.disabled_reason }]
+        : [];
+    }),
   );
   await skipQueuedAttempts(
     tx,

@@ -67,6 +67,9 @@ export async function listDeliveries(
   );
 }
 
+/** The endpoint an inbound receipt arrived at. */
+type Endpoint = { workspace_id: string; id: string };
+
 export async function findDelivery(db: Db, workspaceId: string, deliveryId: string) {
   return db.maybeOne(sql.type(DeliveryRow)`
     select ${columns} from webhook_deliveries where workspace_id = ${workspaceId} and id = ${deliveryId}
@@ -74,10 +77,10 @@ export async function findDelivery(db: Db, workspaceId: string, deliveryId: stri
 }
 
 /** The first successful receipt of this sender's message id, if any. */
-export async function findInboundReceipt(db: Db, endpointId: string, idempotencyKey: string) {
+export async function findInboundReceipt(db: Db, endpoint: Endpoint, idempotencyKey: string) {
   return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
     select id from webhook_deliveries
-    where endpoint_id = ${endpointId} and idempotency_key = ${idempotencyKey} and success
+    where workspace_id = ${endpoint.workspace_id} and endpoint_id = ${endpoint.id} and idempotency_key = ${idempotencyKey} and success
   `);
 }
 
@@ -115,16 +118,16 @@ export async function insertInboundDelivery(db: Db, row: InboundDeliveryRow): Pr
  */
 export async function lockAndFindBodyReceipt(
   tx: Db,
-  endpointId: string,
+  endpoint: Endpoint,
   bodyDigest: string,
   windowSeconds: number,
 ): Promise<string | null> {
   await tx.query(sql.unsafe`
-    select pg_advisory_xact_lock(hashtextextended(${`inbound-body:${endpointId}:${bodyDigest}`}, 0))
+    select pg_advisory_xact_lock(hashtextextended(${`inbound-body:${endpoint.id}:${bodyDigest}`}, 0))
   `);
   return tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
     select id from webhook_deliveries
-    where endpoint_id = ${endpointId} and body_digest = ${bodyDigest}
+    where workspace_id = ${endpoint.workspace_id} and endpoint_id = ${endpoint.id} and body_digest = ${bodyDigest}
       and created_at > now() - ${windowSeconds} * interval '1 second'
     order by created_at limit 1
   `);
@@ -136,6 +139,7 @@ export async function lockAndFindBodyReceipt(
  */
 export async function queueManualAttempts(
   db: Db,
+  workspaceId: string,
   messageIds: readonly string[],
   leaseMs = 0,
 ): Promise<{ id: string; message_id: string }[]> {
@@ -146,7 +150,7 @@ export async function queueManualAttempts(
       select * from jsonb_to_recordset(${sql.jsonb(input)}) as r(id text, message_id text)
     ), bumped as (
       update webhook_messages m set last_attempt = m.last_attempt + 1
-      from input i where m.id = i.message_id
+      from input i where m.workspace_id = ${workspaceId} and m.id = i.message_id
       returning m.id, m.workspace_id, m.endpoint_id, m.last_attempt
     )
     insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, due_at, claims)
@@ -177,11 +181,11 @@ export async function skipQueuedAttempts(db: Db, endpointIds: readonly string[])
       select s.workspace_id, s.id, s.endpoint_id, s.message_id, 'OUTBOUND', m.event, s.attempt, s.trigger,
              e.url, 0, 'skipped: endpoint disabled', false
       from skipped s
-      join webhook_messages m on m.id = s.message_id
-      join webhook_endpoints e on e.id = s.endpoint_id
+      join webhook_messages m on m.workspace_id = s.workspace_id and m.id = s.message_id
+      join webhook_endpoints e on e.workspace_id = s.workspace_id and e.id = s.endpoint_id
     )
     update webhook_messages set status = 'skipped'
-    where id in (select message_id from skipped) and status = 'pending'
+    where (workspace_id, id) in (select workspace_id, message_id from skipped) and status = 'pending'
   `);
   return result.rowCount;
 }

@@ -69,22 +69,38 @@ export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly
     ), inserted as (
       insert into webhook_messages (workspace_id, id, endpoint_id, outgoing_event_id, event, body, last_attempt)
       select workspace_id, id, endpoint_id, outgoing_event_id, event, body, 1 from input
-      on conflict (endpoint_id, outgoing_event_id) do nothing
-      returning id
+      on conflict (workspace_id, endpoint_id, outgoing_event_id) do nothing
+      returning workspace_id, id
     )
     insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
       due_at, claims)
     select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0,
            now() + i.lease_ms * interval '1 millisecond', case when i.lease_ms > 0 then 1 else 0 end
-    from input i join inserted using (id)
+    from input i join inserted using (workspace_id, id)
     returning message_id
   `);
   return new Set(inserted);
 }
 
-export async function markFannedOut(tx: Tx, eventIds: readonly string[]): Promise<void> {
+type Keyed = { workspace_id: string; id: string };
+
+/** Rows known by (workspace_id, id): the primary key's own lookup. */
+function byWorkspaceAndId(rows: readonly Keyed[]) {
+  const workspaceIds = sql.array(
+    rows.map((row) => row.workspace_id),
+    'text',
+  );
+  const ids = sql.array(
+    rows.map((row) => row.id),
+    'text',
+  );
+  return sql.fragment`(workspace_id, id) in (select * from unnest(${workspaceIds}, ${ids}))`;
+}
+
+export async function markFannedOut(tx: Tx, events: readonly Keyed[]): Promise<void> {
   await tx.query(sql.typeAlias('void')`
-    update outgoing_events set fanned_out_at = now() where id = any(${sql.array(eventIds as string[], 'text')})
+    update outgoing_events set fanned_out_at = now()
+    where ${byWorkspaceAndId(events)}
   `);
 }
 
@@ -118,35 +134,39 @@ export type ClaimedAttempt = z.infer<typeof ClaimedAttempt>;
  */
 export async function claimAttempts(
   db: Db,
-  which: { limit: number; skipEndpoints?: readonly string[] } | { ids: readonly string[] },
+  which:
+    | { limit: number; skipEndpoints?: readonly string[] }
+    | { workspaceId: string; ids: readonly string[] },
   leaseMs: number,
 ): Promise<readonly ClaimedAttempt[]> {
   const chosen =
     'ids' in which
-      ? sql.fragment`select id from webhook_attempts where id = any(${sql.array(which.ids as string[], 'text')})
+      ? sql.fragment`select workspace_id, id from webhook_attempts
+                     where workspace_id = ${which.workspaceId} and id = any(${sql.array(which.ids as string[], 'text')})
                      for update skip locked`
-      : sql.fragment`select id from webhook_attempts where due_at <= now() ${notTo(which.skipEndpoints)}
+      : sql.fragment`select workspace_id, id from webhook_attempts where due_at <= now() ${notTo(which.skipEndpoints)}
                      order by due_at limit ${which.limit} for update skip locked`;
   return db.any(sql.type(ClaimedAttempt)`
     with chosen as (${chosen}), claimed as (
       update webhook_attempts a
       set due_at = now() + ${leaseMs} * interval '1 millisecond', claims = a.claims + 1
-      from chosen where a.id = chosen.id
+      from chosen where a.workspace_id = chosen.workspace_id and a.id = chosen.id
       returning a.*
     )
     select c.id, c.workspace_id, c.message_id, c.endpoint_id, c.attempt, c.trigger, c.schedule_index,
       m.event, m.body, e.url, e.active, ${liveStoredSecrets} as stored_secrets
     from claimed c
-    join webhook_messages m on m.id = c.message_id
-    join webhook_endpoints e on e.id = c.endpoint_id
+    join webhook_messages m on m.workspace_id = c.workspace_id and m.id = c.message_id
+    join webhook_endpoints e on e.workspace_id = c.workspace_id and e.id = c.endpoint_id
   `);
 }
 
 /** Hands leased attempts back (a stopping worker), so another worker need not wait for the lease. */
-export async function releaseAttempts(db: Db, attemptIds: readonly string[]): Promise<void> {
-  if (attemptIds.length === 0) return;
+export async function releaseAttempts(db: Db, attempts: readonly Keyed[]): Promise<void> {
+  if (attempts.length === 0) return;
   await db.query(sql.typeAlias('void')`
-    update webhook_attempts set due_at = now() where id = any(${sql.array(attemptIds as string[], 'text')})
+    update webhook_attempts set due_at = now()
+    where ${byWorkspaceAndId(attempts)}
   `);
 }
 

@@ -110,7 +110,7 @@ class Dispatcher {
     clearTimeout(this.wakeTimer);
     await this.listener?.close();
     await this.pump(); // waits for a step in progress, which may still claim
-    const unstarted = this.queue.splice(0).map((entry) => entry.attempt.id);
+    const unstarted = this.queue.splice(0).map((entry) => entry.attempt);
     await releaseAttempts(this.context.db, unstarted).catch((error) =>
       this.context.log.warn({ err: error }, 'releasing webhook attempts failed'),
     );
@@ -143,13 +143,13 @@ class Dispatcher {
 
   /** Sends what the queue holds, in order, skipping attempts whose endpoint has no slot free. */
   private fill(): void {
-    const stale: string[] = [];
+    const stale: ClaimedAttempt[] = [];
     let blocked = false;
     for (let i = 0; !this.stopping && this.inFlight.size < this.concurrency && i < this.queue.length; ) {
       const { attempt, leasedAt } = this.queue[i];
       // Waited too long (a slow endpoint ahead of it): its lease could run out mid-send and
       // another worker send it too. Hand it back instead; it is claimed again at once.
-      if (Date.now() - leasedAt > this.maxWait) stale.push(attempt.id);
+      if (Date.now() - leasedAt > this.maxWait) stale.push(attempt);
       else if (this.saturated(attempt.endpoint_id)) {
         blocked = true;
         i++;
@@ -165,15 +165,15 @@ class Dispatcher {
    * Keeps at most one round of slots' worth of attempts per saturated endpoint queued here; the
    * rest go back to the table, so a hanging endpoint cannot fill the queue and starve the others.
    */
-  private shedSaturated(): string[] {
+  private shedSaturated(): ClaimedAttempt[] {
     const held = new Map<string, number>();
-    const shed: string[] = [];
+    const shed: ClaimedAttempt[] = [];
     this.queue = this.queue.filter(({ attempt }) => {
       if (!this.saturated(attempt.endpoint_id)) return true;
       const count = (held.get(attempt.endpoint_id) ?? 0) + 1;
       held.set(attempt.endpoint_id, count);
       if (count <= this.perEndpoint) return true;
-      shed.push(attempt.id);
+      shed.push(attempt);
       return false;
     });
     return shed;
@@ -200,8 +200,8 @@ class Dispatcher {
     this.inFlight.add(running);
   }
 
-  private release(attemptIds: string[]): void {
-    releaseAttempts(this.context.db, attemptIds)
+  private release(attempts: ClaimedAttempt[]): void {
+    releaseAttempts(this.context.db, attempts)
       .then(() => {
         this.attemptsDirty = true;
         void this.pump();

@@ -63,7 +63,7 @@ const ListedRow = EndpointRow.extend({ delivery_count: z.number().int() });
 export async function listEndpointsWithCounts(db: Db, workspaceId: string) {
   return db.any(sql.type(ListedRow)`
     select ${columns},
-      (select count(*) from webhook_deliveries d where d.endpoint_id = e.id)::int as delivery_count
+      (select count(*) from webhook_deliveries d where d.workspace_id = e.workspace_id and d.endpoint_id = e.id)::int as delivery_count
     from webhook_endpoints e
     where workspace_id = ${workspaceId}
     order by created_at, id

@@ -86,10 +86,7 @@ export async function fanOutBatch(db: DatabasePool, limit: number, lease: Lease)
       tx,
       planned.map((entry) => entry.message),
     );
-    await markFannedOut(
-      tx,
-      events.map((event) => event.id),
-    );
+    await markFannedOut(tx, events);
     const leased = planned.filter((entry) => entry.message.lease_ms > 0 && inserted.has(entry.message.id));
     return { events: events.length, leased: leased.map(asClaimed), queued: inserted.size - leased.length };
   });

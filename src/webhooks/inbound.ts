@@ -130,7 +130,7 @@ async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, re
     return await db.transaction(async (tx) => {
       const received = { ...record, id: deliveryId, event: payload.type, responseStatus: 200, success: true };
       const earlier = record.replay
-        ? await lockAndFindBodyReceipt(tx, endpoint.id, record.replay.digest, record.replay.windowSeconds)
+        ? await lockAndFindBodyReceipt(tx, endpoint, record.replay.digest, record.replay.windowSeconds)
         : null;
       const answer: Received = { received: true, deliveryId: earlier ?? deliveryId };
       if (!earlier) await ingestEvents(tx, endpoint.workspace_id, [payload], { source: 'webhook' });
@@ -150,7 +150,7 @@ async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, re
   } catch (error) {
     if (!(error instanceof UniqueIntegrityConstraintViolationError) || record.idempotencyKey === null)
       throw asPayloadError(error);
-    const first = await findInboundReceipt(db, endpoint.id, record.idempotencyKey);
+    const first = await findInboundReceipt(db, endpoint, record.idempotencyKey);
     if (!first) throw error;
     return { received: true as const, deliveryId: first };
   }
@@ -250,7 +250,7 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
     const verified = checkSignature(endpoint, request);
     record.idempotencyKey = idempotencyKey(request);
     const first = record.idempotencyKey
-      ? await findInboundReceipt(app.db, endpoint.id, record.idempotencyKey)
+      ? await findInboundReceipt(app.db, endpoint, record.idempotencyKey)
       : null;
     if (first) return { received: true, deliveryId: first };
     event = typeOf(request.body);

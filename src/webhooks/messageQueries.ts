@@ -29,7 +29,7 @@ export async function findMessagesForReplay(db: Db, filter: ReplayFilter) {
   if (filter.failedOnly) conditions.push(sql.fragment`m.status in ('failed', 'skipped')`);
   return db.any(sql.type(ReplayRow)`
     select m.id, m.endpoint_id, m.event, m.status, e.active, m.created_at
-    from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id
+    from webhook_messages m join webhook_endpoints e on e.workspace_id = m.workspace_id and e.id = m.endpoint_id
     where ${sql.join(conditions, sql.fragment` and `)}
     order by m.created_at, m.id
   `);

@@ -39,20 +39,22 @@ export async function recordDeliveries(tx: Tx, rows: readonly OutboundDeliveryRo
         message_id text, event text, attempt int, trigger text, url text, response_status int,
         response_body text, duration_ms int, error text, success boolean, created_at timestamptz)
     ), removed as (
-      delete from webhook_attempts a using input i where a.id = i.id returning a.id
+      delete from webhook_attempts a using input i where a.workspace_id = i.workspace_id and a.id = i.id
+      returning a.workspace_id, a.id
     ), recorded as (
       insert into webhook_deliveries (workspace_id, id, endpoint_id, message_id, direction, event, attempt,
         trigger, url, response_status, response_body, duration_ms, error, success, created_at)
       select workspace_id, id, endpoint_id, message_id, 'OUTBOUND', event, attempt, trigger, url, response_status,
              response_body, duration_ms, error, success, created_at
-      from input join removed using (id)
-      returning id, message_id, endpoint_id, success
+      from input join removed using (workspace_id, id)
+      returning workspace_id, id, message_id, endpoint_id, success
     ), succeeded as (
       update webhook_messages m set status = 'succeeded'
-      from recorded r where m.id = r.message_id and r.success and m.status <> 'succeeded'
+      from recorded r where m.workspace_id = r.workspace_id and m.id = r.message_id and r.success and m.status <> 'succeeded'
     ), healthy as (
       update webhook_endpoints e set failing_since = null
-      where e.id in (select endpoint_id from recorded where success) and e.failing_since is not null
+      where (e.workspace_id, e.id) in (select workspace_id, endpoint_id from recorded where success)
+        and e.failing_since is not null
     )
     select id from recorded
   `);
@@ -97,16 +99,25 @@ export async function disableFailingEndpoints(
 }
 
 /** Says on the attempt that tipped an endpoint over why it is now disabled. */
-export async function annotateDeliveries(tx: Tx, notes: readonly { id: string; note: string }[]) {
+export async function annotateDeliveries(
+  tx: Tx,
+  notes: readonly { workspace_id: string; id: string; note: string }[],
+) {
   if (notes.length === 0) return;
   await tx.query(sql.typeAlias('void')`
     update webhook_deliveries d set error = coalesce(d.error || '; ', '') || r.note
-    from jsonb_to_recordset(${sql.jsonb(notes)}) as r(id text, note text)
-    where d.id = r.id
+    from jsonb_to_recordset(${sql.jsonb(notes)}) as r(workspace_id text, id text, note text)
+    where d.workspace_id = r.workspace_id and d.id = r.id
   `);
 }
 
-export type RetryRow = { id: string; message_id: string; schedule_index: number; delay_ms: number };
+export type RetryRow = {
+  workspace_id: string;
+  id: string;
+  message_id: string;
+  schedule_index: number;
+  delay_ms: number;
+};
 
 /** Queues the next scheduled attempt of each message whose endpoint is still active. */
 export async function scheduleRetries(tx: Tx, retries: readonly RetryRow[]): Promise<void> {
@@ -114,18 +125,19 @@ export async function scheduleRetries(tx: Tx, retries: readonly RetryRow[]): Pro
   await tx.query(sql.typeAlias('void')`
     with input as (
       select * from jsonb_to_recordset(${sql.jsonb(retries)}) as r(
-        id text, message_id text, schedule_index int, delay_ms int)
+        workspace_id text, id text, message_id text, schedule_index int, delay_ms int)
     ), bumped as (
       update webhook_messages m set last_attempt = m.last_attempt + 1
       from input i, webhook_endpoints e
-      where m.id = i.message_id and e.id = m.endpoint_id and e.active
+      where m.workspace_id = i.workspace_id and m.id = i.message_id
+        and e.workspace_id = m.workspace_id and e.id = m.endpoint_id and e.active
       returning m.id, m.workspace_id, m.endpoint_id, m.last_attempt
     )
     insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
       due_at)
     select b.workspace_id, i.id, b.id, b.endpoint_id, b.last_attempt, 'scheduled', i.schedule_index,
            now() + i.delay_ms * interval '1 millisecond'
-    from bumped b join input i on i.message_id = b.id
+    from bumped b join input i on i.workspace_id = b.workspace_id and i.message_id = b.id
   `);
 }
 
@@ -136,17 +148,18 @@ export async function scheduleRetries(tx: Tx, retries: readonly RetryRow[]): Pro
  */
 export async function refreshFailedMessages(
   tx: Tx,
-  messages: readonly { id: string; skipped: boolean }[],
+  messages: readonly { workspace_id: string; id: string; skipped: boolean }[],
 ): Promise<void> {
   if (messages.length === 0) return;
   await tx.query(sql.typeAlias('void')`
     update webhook_messages m set status = case
       when m.status = 'succeeded' then 'succeeded'
-      when exists (select 1 from webhook_attempts a where a.message_id = m.id) then 'pending'
+      when exists (select 1 from webhook_attempts a where a.workspace_id = m.workspace_id and a.message_id = m.id)
+        then 'pending'
       when r.skipped then 'skipped'
       else 'failed'
     end
-    from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, skipped boolean)
-    where m.id = r.id
+    from jsonb_to_recordset(${sql.jsonb(messages)}) as r(workspace_id text, id text, skipped boolean)
+    where m.workspace_id = r.workspace_id and m.id = r.id
   `);
 }

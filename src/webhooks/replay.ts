@@ -37,6 +37,7 @@ export async function sendNow(
   db: DatabasePool,
   config: Config,
   version: string,
+  workspaceId: string,
   messageIds: readonly string[],
   onProgress: Progress = () => {},
 ): Promise<{ summary: Summary; outcomes: Outcome[] }> {
@@ -49,8 +50,13 @@ export async function sendNow(
   const all: Outcome[] = [];
   try {
     for (let start = 0; start < messageIds.length; start += CHUNK) {
-      const queued = await queueManualAttempts(db, messageIds.slice(start, start + CHUNK), lease);
-      const claimed = await claimAttempts(db, { ids: queued.map((row) => row.id) }, lease);
+      const queued = await queueManualAttempts(
+        db,
+        workspaceId,
+        messageIds.slice(start, start + CHUNK),
+        lease,
+      );
+      const claimed = await claimAttempts(db, { workspaceId, ids: queued.map((row) => row.id) }, lease);
       const outcomes = await mapWithConcurrency(claimed, config.WEBHOOK_CONCURRENCY, (attempt) =>
         performAttempt(deps, attempt),
       );
@@ -106,6 +112,6 @@ export async function ping(
     event: 'ping',
     body: messageBody('ping', new Date().toISOString(), data),
   });
-  const { outcomes } = await sendNow(db, config, version, [id]);
+  const { outcomes } = await sendNow(db, config, version, workspaceId, [id]);
   return outcomes[0];
 }

@@ -91,14 +91,20 @@ function stopOnSignal() {
   return state;
 }
 
-async function sendInChunks(context: CliContext, ids: string[]) {
+async function sendInChunks(context: CliContext, workspaceId: string, ids: string[]) {
   const stop = stopOnSignal();
   const progress = progressBar();
   const chunk = context.config.WEBHOOK_CONCURRENCY;
   const outcomes: Outcome[] = [];
   try {
     for (let start = 0; start < ids.length && !stop.signal; start += chunk) {
-      const sent = await sendNow(context.db, context.config, VERSION, ids.slice(start, start + chunk));
+      const sent = await sendNow(
+        context.db,
+        context.config,
+        VERSION,
+        workspaceId,
+        ids.slice(start, start + chunk),
+      );
       outcomes.push(...sent.outcomes);
       progress(outcomes.length, ids.length);
     }
@@ -149,7 +155,7 @@ async function replayAction(raw: Record<string, unknown>) {
     if (options.dryRun) return dryRun(options, plan.sendable, plan.inactive.length);
     await confirmEverything(options, plan.sendable.length);
     const ids = plan.sendable.map((message) => message.id);
-    const { outcomes, signal } = await sendInChunks(context, ids);
+    const { outcomes, signal } = await sendInChunks(context, options.workspace, ids);
     report(options, { planned: ids.length, inactive: plan.inactive.length, outcomes, signal });
   });
 }

@@ -219,7 +219,7 @@ export async function retryDelivery(
           'its stored payload to the new URL needs a signed-in workspace ADMIN (API keys cannot).',
         'url-changed',
       );
-    const [queued] = await queueManualAttempts(tx, [delivery.message_id]);
+    const [queued] = await queueManualAttempts(tx, workspaceId, [delivery.message_id]);
     return { deliveryId: queued.id };
   });
 }

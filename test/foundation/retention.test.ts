@@ -61,9 +61,9 @@ async function seed(db: DatabasePool) {
     insert into sessions (sid, sess, expire)
     values ('gone', '{}', now() - interval '1 hour'), ('live', '{}', now() + interval '1 hour')`);
   await db.query(sql.unsafe`
-    insert into events (workspace_id, id, contact_id, type, received_at)
-    values ('ws_ret', ${idAgo('event', 400, 0)}, 'ct_ret', 'old', ${at(400)}),
-           ('ws_ret', ${idAgo('event', 1, 0)}, 'ct_ret', 'new', ${at(1)})`);
+    insert into events (workspace_id, id, contact_id, type, occurred_at, received_at)
+    values ('ws_ret', ${idAgo('event', 400, 0)}, 'ct_ret', 'old', ${at(400)}, ${at(400)}),
+           ('ws_ret', ${idAgo('event', 1, 0)}, 'ct_ret', 'new', ${at(1)}, ${at(1)})`);
   await db.query(sql.unsafe`
     insert into score_changes (workspace_id, id, contact_id, reason, previous_score, score, created_at)
     values ('ws_ret', ${idAgo('scoreChange', 400, 0)}, 'ct_ret', 'rule', 0, 5, ${at(400)})`);

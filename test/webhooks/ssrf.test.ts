@@ -214,7 +214,7 @@ describe('SSRF protection', () => {
       insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
       values (${workspaceId}, ${messageId}, ${endpoint.id}, 'ping', '{}')`);
     const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false };
-    const { summary } = await sendNow(server().context.db, strict, '0.1.0', [messageId]);
+    const { summary } = await sendNow(server().context.db, strict, '0.1.0', workspaceId, [messageId]);
     expect(summary).to.deep.equal({ total: 1, succeeded: 0, failed: 1 });
     const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
     expect(record.error).to.equal('blocked: private address');
