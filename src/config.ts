@@ -185,6 +185,9 @@ const environmentSchema = z.object({
   // How long a claimed send may take before the sweep marks it interrupted (never resent); longer
   // than any provider call can last.
   MESSAGE_SEND_LEASE_SECONDS: wholeNumber(5, 86_400, ' of seconds').default(900),
+  // A send job a killed worker took is retried after this; the claim makes a retry safe (it sends
+  // only what nobody claimed), so it can be short: a message is never left queued for long.
+  MESSAGE_SEND_JOB_EXPIRE_SECONDS: wholeNumber(30, 86_400, ' of seconds').default(300),
   // Web push: browsers hand us subscription endpoints, so only the known push services are
   // reachable unless this is set (a local push service in development and tests; never production).
   PUSH_ALLOW_ANY_ENDPOINT: booleanFlag.default(false),

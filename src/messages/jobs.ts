@@ -3,6 +3,7 @@
 // send slot (sendRate.ts), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
 // idempotency keys past their 7 days.
 import { z } from 'zod';
+import { config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
@@ -28,7 +29,7 @@ export const sendMessageJob: JobDefinition<SendPayload> = {
   name: SEND_QUEUE,
   // A handler that throws after its claim leaves the row to the sweep, so a pg-boss retry only
   // finds it claimed and sends nothing: retries cover failures before the claim.
-  queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3_600, notify: true },
+  queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, notify: true },
   // A retry's job is delayed (startAfter), and no NOTIFY announces it when it comes due: with
   // notify on, pg-boss's backstop poll is 30 s, so the queue polls every 2 s as without notify.
   // A broadcast queues thousands at once: they are claimed, read, sent and recorded in batches
@@ -76,5 +77,9 @@ export const sweepMessagesJob: JobDefinition = {
 };
 
 export function messageJobs(): JobDefinition[] {
-  return [sendMessageJob as JobDefinition, pacedSendJob(deliverMessage) as JobDefinition, sweepMessagesJob];
+  // A send job held by a killed worker before its claim would otherwise wait out pg-boss's expiry
+  // with its messages queued; retrying sooner is safe because the claim decides what is sent.
+  const expireInSeconds = config().MESSAGE_SEND_JOB_EXPIRE_SECONDS;
+  const sends = [sendMessageJob as JobDefinition, pacedSendJob(deliverMessage) as JobDefinition];
+  return [...sends.map((job) => ({ ...job, queue: { ...job.queue, expireInSeconds } })), sweepMessagesJob];
 }
