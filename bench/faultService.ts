@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrateAll } from '../src/app/runtime.ts';
 import { type EmbeddedDatabase, freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { Api } from './ingestSetup.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -143,24 +144,10 @@ export async function startService(dataDir: string): Promise<Service> {
 }
 
 /** The API as an ADMIN with a session cookie (development: the cookie is not Secure). */
-export class Admin {
-  private cookie = '';
-  private readonly origin: string;
+export class Admin extends Api {
   workspaceId = '';
-  constructor(origin: string) {
-    this.origin = origin;
-  }
-  async call(method: string, path: string, body?: unknown) {
-    const response = await fetch(this.origin + path, {
-      method,
-      headers: { 'content-type': 'application/json', cookie: this.cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const setCookie = response.headers.getSetCookie()[0];
-    if (setCookie) this.cookie = setCookie.split(';')[0];
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
+  call(method: string, path: string, body?: unknown) {
+    return this.request(method, path, body);
   }
   /** `path` under the current workspace. */
   post(path: string, body?: unknown) {

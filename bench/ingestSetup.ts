@@ -70,7 +70,8 @@ export class Api {
   post(path: string, body: unknown, expected = 201) {
     return this.request('POST', path, body, expected);
   }
-  async request(method: string, path: string, body: unknown, expected: number) {
+  /** Throws unless the status is `expected` (by default: any 2xx). */
+  async request(method: string, path: string, body: unknown, expected?: number) {
     const response = await fetch(this.base + path, {
       method,
       headers: { 'content-type': 'application/json', cookie: this.cookie },
@@ -79,7 +80,8 @@ export class Api {
     const setCookie = response.headers.getSetCookie()[0];
     if (setCookie) this.cookie = setCookie.split(';')[0];
     const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
+    const ok = expected === undefined ? response.ok : response.status === expected;
+    if (!ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
     return text ? JSON.parse(text) : undefined;
   }
 
