@@ -8,6 +8,7 @@ import { ingestEvents, trackingFields } from '../events/index.ts';
 import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';
 import { type Identity, type PublicCaller, publicRoute, verifyIdentity } from '../publicKeys/index.ts';
+import { visitorIdentityFields } from './schemas.ts';
 
 const PublicEventBody = z
   .strictObject({
@@ -19,15 +20,7 @@ const PublicEventBody = z
         description: 'One of the event types the publishable key allows.',
         example: 'page_view',
       }),
-    anonymousId: AnonymousId.optional(),
-    email: text(320).optional().openapi({ description: 'With identityToken: the visitor is this contact.' }),
-    contactId: text(100)
-      .min(1)
-      .optional()
-      .openapi({ description: 'With identityToken: the visitor is this contact.' }),
-    identityToken: text(200).optional().openapi({
-      description: 'hex(HMAC-SHA256(identity secret, email or contactId)), computed by your backend.',
-    }),
+    ...visitorIdentityFields,
     metadata: JsonObject.optional(),
     ...trackingFields,
   })

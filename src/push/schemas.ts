@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { PUSH_ENDPOINT_MAX_LENGTH } from '../channels/index.ts';
 import { AnonymousId, text } from '../contacts/index.ts';
+import { visitorIdentityFields } from '../publicEvents/index.ts';
 
 /** base64url (padding tolerated, as some browsers send it) of exactly `bytes` bytes. */
 const base64UrlKey = (bytes: number, what: string) =>
@@ -35,15 +36,7 @@ export const PushSubscriptionJson = z
 export const SubscribeBody = z
   .strictObject({
     subscription: PushSubscriptionJson,
-    anonymousId: AnonymousId.optional(),
-    email: text(320).optional().openapi({ description: 'With identityToken: the visitor is this contact.' }),
-    contactId: text(100)
-      .min(1)
-      .optional()
-      .openapi({ description: 'With identityToken: the visitor is this contact.' }),
-    identityToken: text(200).optional().openapi({
-      description: 'hex(HMAC-SHA256(identity secret, email or contactId)), computed by your backend.',
-    }),
+    ...visitorIdentityFields,
   })
   .openapi('PushSubscriptionRequest', {
     example: {
