@@ -108,7 +108,7 @@ async function setUp(client: pg.Client) {
       ? []
       : ['contact.created', 'contact.score_changed', 'segment.entered', 'segment.exited'];
   await client.query(
-    `insert into webhook_endpoints (workspace_id, id, name, direction, url, events, secret)
+    `insert into webhook_endpoints (workspace_id, id, name, direction, url, events, secret_plaintext)
      values ($1, 'whe_bench', 'bench', 'OUTBOUND', 'https://example.com/hook', $2, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')`,
     [WORKSPACE, events],
   );
@@ -244,6 +244,8 @@ async function main() {
       `            ${s.imported} events, ${s.contactsCreated} contacts created, ${s.scoreChanges} score changes, ` +
         `${s.entered} segment entries, ${s.exited} exits`,
     );
+    const phases = Object.entries(s.phases ?? {}).map(([phase, seconds]) => `${phase} ${seconds} s`);
+    console.log(`            phases (of ${s.seconds} s in the importer): ${phases.join(', ')}`);
     const outbox = await client.query(
       'select type, count(*)::int as n from outgoing_events group by type order by type',
     );
