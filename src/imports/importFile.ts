@@ -42,6 +42,9 @@ export type ImportOptions = {
 /** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
 const IMPORT_PAGE_CONTACTS = 500;
 
+/** The staging columns an events merge joins, groups and filters on (their statistics matter). */
+const EVENT_KEY_COLUMNS = ['row_key', 'contact_ref', 'email', 'anonymous_id', 'skip'];
+
 /** Bad rows listed in the error of a refused import (the count covers all of them). */
 const SHOWN_ERRORS = 20;
 
@@ -238,7 +241,12 @@ export async function importFile(context: CliContext, options: ImportOptions) {
     let merged: Record<string, unknown>;
     try {
       merged = await context.db.transaction(async (tx) => {
-        await prepareMerge(tx, staging.name, context.config.IMPORT_WORK_MEM_MB);
+        await prepareMerge(
+          tx,
+          staging.name,
+          context.config.IMPORT_WORK_MEM_MB,
+          options.kind === 'contacts' ? ['email', 'anonymous_id', 'skip'] : EVENT_KEY_COLUMNS,
+        );
         const result =
           options.kind === 'contacts'
             ? await mergeContacts(tx, options, staging.name, clock.lap)
