@@ -2,7 +2,7 @@
 // 100,000 by default) from an NDJSON file, end to end (a child process, side effects included),
 // beside a bare COPY of the same file into a table of the events table's shape (same columns,
 // indexes and checks), in the same run on the same database. Prints rows/s of both, the ratio
-// and the importer's peak RSS (VmHWM of /proc/<pid>/status).
+// and the importer's peak RSS (VmHWM of /proc/<pid>/status of the Node process that imports).
 //   npm run bench:import
 //   npm run bench:import -- --events 100000 --contacts 10000
 //   BENCH_DATABASE_URL=postgres://… npm run bench:import
@@ -108,7 +108,7 @@ async function setUp(client: pg.Client) {
       ? []
       : ['contact.created', 'contact.score_changed', 'segment.entered', 'segment.exited'];
   await client.query(
-    `insert into webhook_endpoints (workspace_id, id, name, direction, url, events, secret)
+    `insert into webhook_endpoints (workspace_id, id, name, direction, url, events, secret_plaintext)
      values ($1, 'whe_bench', 'bench', 'OUTBOUND', 'https://example.com/hook', $2, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')`,
     [WORKSPACE, events],
   );
@@ -188,12 +188,22 @@ function peakRss(pid: number): number {
   }
 }
 
-/** `switchboard import events FILE --json` as a child process; its summary, time and peak RSS. */
+/** `switchboard import` runs the import in a Node process of its own (bin/switchboard.js): that one's pid. */
+function importerPid(pid: number): number {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+    return Number(children[0]) || pid;
+  } catch {
+    return pid;
+  }
+}
+
+/** `switchboard import events FILE --json` as the user runs it; its summary, time and the importer's peak RSS. */
 async function runImport(url: string, file: string) {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/cli.ts'), 'import', 'events', file, '--workspace', WORKSPACE, '--json'],
+    [path.join(ROOT, 'bin/switchboard.js'), 'import', 'events', file, '--workspace', WORKSPACE, '--json'],
     {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
@@ -205,13 +215,15 @@ async function runImport(url: string, file: string) {
     stdout += chunk;
   });
   let rss = 0;
+  let launcherRss = 0;
   const sampler = setInterval(() => {
-    rss = Math.max(rss, peakRss(child.pid!));
+    rss = Math.max(rss, peakRss(importerPid(child.pid!)));
+    launcherRss = Math.max(launcherRss, peakRss(child.pid!));
   }, 100);
   const [code] = await once(child, 'close');
   clearInterval(sampler);
   if (code !== 0) throw new Error(`import exited with ${code}: ${stdout}`);
-  return { seconds: (performance.now() - started) / 1000, rss, summary: JSON.parse(stdout) };
+  return { seconds: (performance.now() - started) / 1000, rss, launcherRss, summary: JSON.parse(stdout) };
 }
 
 const rate = (rows: number, seconds: number) => Math.round(rows / seconds).toLocaleString('en');
@@ -238,12 +250,14 @@ async function main() {
     const imported = await runImport(database.url, file);
     const s = imported.summary;
     console.log(
-      `import:     ${imported.seconds.toFixed(1)} s, ${rate(EVENTS, imported.seconds)} rows/s, peak RSS ${imported.rss.toFixed(0)} MB`,
+      `import:     ${imported.seconds.toFixed(1)} s, ${rate(EVENTS, imported.seconds)} rows/s, peak RSS ${imported.rss.toFixed(0)} MB (its launcher ${imported.launcherRss.toFixed(0)} MB)`,
     );
     console.log(
       `            ${s.imported} events, ${s.contactsCreated} contacts created, ${s.scoreChanges} score changes, ` +
         `${s.entered} segment entries, ${s.exited} exits`,
     );
+    const phases = Object.entries(s.phases ?? {}).map(([phase, seconds]) => `${phase} ${seconds} s`);
+    console.log(`            phases (of ${s.seconds} s in the importer): ${phases.join(', ')}`);
     const outbox = await client.query(
       'select type, count(*)::int as n from outgoing_events group by type order by type',
     );

@@ -174,6 +174,9 @@ const environmentSchema = z.object({
   CAMPAIGN_STEP_EXPIRE_SECONDS: wholeNumber(1, 86_400, ' of seconds').default(60),
   JOB_SUPERVISE_SECONDS: wholeNumber(1, 3_600, ' of seconds').default(60),
   SEGMENT_REFRESH_ROWS_PER_WORKSPACE: wholeNumber(10).default(50_000),
+  // `switchboard import`: memory PostgreSQL may use for the merge's sorts, hashes and temporary
+  // tables (work_mem, maintenance_work_mem and temp_buffers of its transaction).
+  IMPORT_WORK_MEM_MB: wholeNumber(4, 65_536, ' of megabytes').default(256),
   // Events are partitioned by month (sql/0031): how many months ahead partitions are made.
   EVENT_PARTITIONS_AHEAD_MONTHS: wholeNumber(1, 24, ' of months').default(3),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),

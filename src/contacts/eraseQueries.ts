@@ -18,8 +18,11 @@ export async function eraseContactRows(db: Db, workspaceId: string, contactId: s
       delete from events where workspace_id = ${workspaceId} and contact_id = ${contactId}
     ), enrollments as (
       delete from enrollments where workspace_id = ${workspaceId} and contact_id = ${contactId}
+    ), scores as (
+      -- Score history has no foreign key to its contact (sql/0032).
+      delete from score_changes where workspace_id = ${workspaceId} and contact_id = ${contactId}
     ), contact as (
-      -- score_changes, contact_aliases and contact_anonymous_ids follow by on delete cascade.
+      -- contact_aliases and contact_anonymous_ids follow by on delete cascade.
       delete from contacts where workspace_id = ${workspaceId} and id = ${contactId}
     )
     select segment_id from exited order by entered_at, segment_id

@@ -7,7 +7,7 @@ import { sql as slonikSql } from 'slonik';
 import type { CliContext } from '../cli/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { requireWorkspace } from '../workspaces/index.ts';
-import { idSequence } from './bulkIds.ts';
+import { eventIdSequence, idSequence } from './bulkIds.ts';
 import { markRepeatedEmails, upsertContacts } from './contactQueries.ts';
 import {
   claimRowKeys,
@@ -15,10 +15,10 @@ import {
   importedTypes,
   insertEvents,
   markRepeatedKeys,
-  resolveByEmailOrAnonymousId,
   resolveContactIds,
+  resolveImportedEvents,
 } from './eventQueries.ts';
-import type { Progress } from './progress.ts';
+import { type Progress, phaseClock } from './progress.ts';
 import { type Format, readRecords } from './read.ts';
 import { CONTACT_COLUMNS, checkContact, checkEvent, csvContact, EVENT_COLUMNS } from './rows.ts';
 import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
@@ -41,6 +41,9 @@ export type ImportOptions = {
 
 /** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
 const IMPORT_PAGE_CONTACTS = 500;
+
+/** The staging columns an events merge joins, groups and filters on (their statistics matter). */
+const EVENT_KEY_COLUMNS = ['row_key', 'contact_ref', 'email', 'anonymous_id', 'skip'];
 
 /** Bad rows listed in the error of a refused import (the count covers all of them). */
 const SHOWN_ERRORS = 20;
@@ -96,7 +99,7 @@ function refusal(bad: Bad[], total: number): ImportRefused {
 
 /** Streams the file into the staging table; bad rows go to `rejects` (or are remembered, to refuse). */
 async function load(options: ImportOptions, staging: Staging, rejects: Rejects) {
-  const ids = idSequence();
+  const ids = { next: idSequence(), event: eventIdSequence() };
   const check = options.kind === 'contacts' ? checkContact : checkEvent;
   const bad: Bad[] = [];
   let rows = 0;
@@ -152,7 +155,9 @@ async function refuseOrReject(
 
 const listens = (types: Set<string> | 'all', type: string) => types === 'all' || types.has(type);
 
-async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, rejects: Rejects) {
+type Lap = (phase: string) => void;
+
+async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, rejects: Rejects, lap: Lap) {
   const staging = slonikSql.identifier([stagingName]);
   const { workspaceId } = options;
   const types = await subscribedTypes(tx, workspaceId);
@@ -164,21 +169,20 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
   const emit = listens(types, 'contact.created');
   let contactsCreated = await createMissingContacts(tx, workspaceId, staging, { by: 'email', emit });
   contactsCreated += await createMissingContacts(tx, workspaceId, staging, { by: 'anonymous_id', emit });
-  await resolveByEmailOrAnonymousId(tx, workspaceId, staging);
+  await resolveImportedEvents(tx, workspaceId, staging);
+  lap('contacts');
   options.progress.phase('inserting events');
-  await insertEvents(tx, workspaceId, staging, listens(types, 'event.tracked'));
-  await tx.query(slonikSql.unsafe`create index on ${staging} (contact_id)`);
-  // The contacts were set after the first analyze: without fresh statistics the planner takes
-  // every row's contact for null and walks the table once per contact of a page.
-  await tx.query(slonikSql.unsafe`analyze ${staging}`);
+  await insertEvents(tx, workspaceId, listens(types, 'event.tracked'));
+  lap('events');
   options.progress.phase('scores, segments and webhooks');
   const effects = await applyImportEffects(tx, {
     workspaceId,
-    staging,
-    eventTypes: await importedTypes(tx, staging),
+    events: true,
+    eventTypes: await importedTypes(tx),
     triggerCampaigns: options.triggerCampaigns,
     emitScores: listens(types, 'contact.score_changed'),
     pageSize: IMPORT_PAGE_CONTACTS,
+    lap,
   });
   const skips = await countSkips(tx, stagingName);
   return {
@@ -190,7 +194,7 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
   };
 }
 
-async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string) {
+async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string, lap: Lap) {
   const staging = slonikSql.identifier([stagingName]);
   const types = await subscribedTypes(tx, options.workspaceId);
   options.progress.phase('merging contacts');
@@ -199,13 +203,16 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
     created: listens(types, 'contact.created'),
     updated: listens(types, 'contact.updated'),
   });
+  lap('contacts');
   options.progress.phase('segments and webhooks');
   const effects: EffectCounts = await applyImportEffects(tx, {
     workspaceId: options.workspaceId,
+    events: false,
     eventTypes: [],
     triggerCampaigns: options.triggerCampaigns,
     emitScores: false,
     pageSize: IMPORT_PAGE_CONTACTS,
+    lap,
   });
   const skips = await countSkips(tx, stagingName);
   return {
@@ -222,23 +229,33 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
 export async function importFile(context: CliContext, options: ImportOptions) {
   await requireWorkspace(context, options.workspaceId);
   const started = Date.now();
+  const clock = phaseClock();
   const columns = options.kind === 'contacts' ? CONTACT_COLUMNS : EVENT_COLUMNS;
   const extra = options.kind === 'contacts' ? [] : ['contact_id text'];
   const staging = await createStaging(context.databaseUrl, [...columns, ...extra], columns.length);
   const rejects = new Rejects(options.rejects);
   try {
+    clock.lap('start');
     const loaded = await load(options, staging, rejects);
+    clock.lap('load');
     let merged: Record<string, unknown>;
     try {
       merged = await context.db.transaction(async (tx) => {
-        await prepareMerge(tx, staging.name);
+        await prepareMerge(
+          tx,
+          staging.name,
+          context.config.IMPORT_WORK_MEM_MB,
+          options.kind === 'contacts' ? ['email', 'anonymous_id', 'skip'] : EVENT_KEY_COLUMNS,
+        );
         const result =
           options.kind === 'contacts'
-            ? await mergeContacts(tx, options, staging.name)
-            : await mergeEvents(tx, options, staging.name, rejects);
+            ? await mergeContacts(tx, options, staging.name, clock.lap)
+            : await mergeEvents(tx, options, staging.name, rejects, clock.lap);
         if (options.dryRun) throw new DryRun(result);
+        clock.lap('other');
         return result;
       });
+      clock.lap('commit');
     } catch (error) {
       if (!(error instanceof DryRun)) throw error;
       merged = error.summary;
@@ -255,6 +272,7 @@ export async function importFile(context: CliContext, options: ImportOptions) {
       rejectsFile: rejects.count ? options.rejects : null,
       seconds: Math.round(seconds * 1000) / 1000,
       rowsPerSecond: Math.round(loaded.rows / Math.max(seconds, 0.001)),
+      phases: clock.phases,
     };
   } finally {
     options.progress.done();

@@ -2,7 +2,6 @@
 // SQL can decide, then those of cooldown rules decided in Node a page of contacts at a time, then
 // one statement for every change. Contacts whose score could reach the clamp are scored event by
 // event, as ingest scores them.
-import type { IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import {
@@ -29,7 +28,6 @@ import {
 
 export type ScoreOptions = {
   workspaceId: string;
-  staging: IdentifierSqlToken;
   /** The active rules in creation order. */
   rules: readonly ActiveRuleRow[];
   /** Whether anyone listens to contact.score_changed. */
@@ -43,18 +41,21 @@ async function fireWithCooldown(tx: Tx, options: ScoreOptions, rule: OrderedRule
   const asRule = { ...rule, where: null };
   let after = '';
   for (;;) {
-    const candidates = await cooldownCandidates(tx, options.staging, rule, after, options.pageSize);
+    const candidates = await cooldownCandidates(tx, rule, after, options.pageSize);
     if (candidates.length === 0) return;
     after = candidates.at(-1)!.contactId;
     const contactIds = [...new Set(candidates.map((event) => event.contactId))];
     const history = await ruleHistory(tx, options.workspaceId, contactIds, [rule.id]);
-    const lines = new Map(candidates.map((event) => [event.id, event.line]));
+    const byId = new Map(candidates.map((event) => [event.id, event]));
     const fired = scoreEvents([asRule], [...candidates], {
       scores: new Map(contactIds.map((id) => [id, 0])),
       history,
     });
-    const pairs = fired.map((change) => ({ contactId: change.contactId, line: lines.get(change.eventId)! }));
-    await insertPairs(tx, options.staging, rule, pairs);
+    await insertPairs(
+      tx,
+      rule,
+      fired.map((change) => byId.get(change.eventId)!),
+    );
   }
 }
 
@@ -62,7 +63,7 @@ async function fireWithCooldown(tx: Tx, options: ScoreOptions, rule: OrderedRule
 async function scoreEventByEvent(tx: Tx, options: ScoreOptions, contactIds: string[]) {
   const { workspaceId, rules } = options;
   const types = [...new Set(rules.map((rule) => rule.event_type))];
-  const events: ScoredEvent[] = await stagedEvents(tx, options.staging, contactIds, types);
+  const events: ScoredEvent[] = await stagedEvents(tx, contactIds, types);
   const scores = await lockScores(tx, workspaceId, contactIds);
   const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds !== null);
   const history = await ruleHistory(
@@ -101,7 +102,7 @@ export async function scoreImport(tx: Tx, options: ScoreOptions): Promise<number
   await createFiredTable(tx);
   const ordered = options.rules.map((rule, position) => ({ ...rule, position }));
   for (const rule of ordered) {
-    if (rule.cooldown_seconds === null) await fireInSql(tx, options.workspaceId, options.staging, rule);
+    if (rule.cooldown_seconds === null) await fireInSql(tx, options.workspaceId, rule);
     else await fireWithCooldown(tx, options, rule);
   }
   const clamped = await setAsideClampable(tx, options.workspaceId, SCORE_LIMIT);

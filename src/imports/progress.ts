@@ -56,3 +56,18 @@ export function progressBar(totalBytes: number, enabled = process.stderr.isTTY =
     done: () => enabled && process.stderr.write('\r\x1b[K'),
   };
 }
+
+/** Seconds spent in each phase of an import (the summary's `phases`): where an import's time goes. */
+export function phaseClock() {
+  const phases: Record<string, number> = {};
+  let since = performance.now();
+  return {
+    phases,
+    /** Ends the current phase: its time goes to `name` (added up when a name comes back). */
+    lap: (name: string) => {
+      const now = performance.now();
+      phases[name] = Math.round(((phases[name] ?? 0) + (now - since) / 1000) * 1000) / 1000;
+      since = now;
+    },
+  };
+}

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { AnonymousId, Email, JsonObject, Name, Phone } from '../contacts/index.ts';
 import { IngestEventBody } from '../events/index.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
-import type { idSequence } from './bulkIds.ts';
+import type { eventIdSequence, idSequence } from './bulkIds.ts';
 
-type Ids = ReturnType<typeof idSequence>;
+/** The id sources of one import: every kind, and event ids in the order of their events' times. */
+export type RowIds = { next: ReturnType<typeof idSequence>; event: ReturnType<typeof eventIdSequence> };
 export type Checked = { copy: string } | { reason: string };
 
 export const ContactRecord = z.strictObject({
@@ -84,7 +85,7 @@ export const CONTACT_COLUMNS = [
   'updated_outbox_id text',
 ];
 
-export function checkContact(lineNumber: number, record: Record<string, unknown>, ids: Ids): Checked {
+export function checkContact(lineNumber: number, record: Record<string, unknown>, ids: RowIds): Checked {
   const parsed = ContactRecord.safeParse(record);
   if (!parsed.success) return { reason: reasonOf(parsed.error) };
   const contact = parsed.data;
@@ -100,9 +101,9 @@ export function checkContact(lineNumber: number, record: Record<string, unknown>
       contact.phone,
       contact.anonymousId,
       attributes,
-      ids('contact'),
-      ids('outgoingEvent'),
-      ids('outgoingEvent'),
+      ids.next('contact'),
+      ids.next('outgoingEvent'),
+      ids.next('outgoingEvent'),
     ]),
   };
 }
@@ -131,7 +132,7 @@ export const EVENT_COLUMNS = [
   'tracked_outbox_id text',
 ];
 
-export function checkEvent(lineNumber: number, record: Record<string, unknown>, ids: Ids): Checked {
+export function checkEvent(lineNumber: number, record: Record<string, unknown>, ids: RowIds): Checked {
   const parsed = IngestEventBody.safeParse(record);
   if (!parsed.success) return { reason: reasonOf(parsed.error) };
   const event = parsed.data;
@@ -161,10 +162,10 @@ export function checkEvent(lineNumber: number, record: Record<string, unknown>, 
       metadata,
       ...texts.slice(8),
       event.timestamp,
-      ids('event'),
-      creates ? ids('contact') : null,
-      creates ? ids('outgoingEvent') : null,
-      ids('outgoingEvent'),
+      ids.event(event.timestamp),
+      creates ? ids.next('contact') : null,
+      creates ? ids.next('outgoingEvent') : null,
+      ids.next('outgoingEvent'),
     ]),
   };
 }

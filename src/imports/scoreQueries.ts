@@ -5,12 +5,13 @@
 // table; a window sum over each contact's pairs in event order then gives every change its
 // previous and new score, and one statement writes the history rows, the final scores and the
 // contact.score_changed events. Ids come from one head and a counter (src/imports/bulkIds.ts).
-import type { FragmentSqlToken as Fragment, IdentifierSqlToken } from 'slonik';
+import type { FragmentSqlToken as Fragment } from 'slonik';
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import type { ActiveRuleRow } from '../scoring/index.ts';
 import { compileMetadataConditions } from '../segments/index.ts';
 import { idHead } from './bulkIds.ts';
+import { IMPORTED } from './eventQueries.ts';
 
 export const FIRED = sql.identifier(['import_fired']);
 
@@ -26,32 +27,30 @@ export async function createFiredTable(tx: Tx) {
   `);
 }
 
-function matching(staging: IdentifierSqlToken, rule: OrderedRule): Fragment {
+function matching(rule: OrderedRule): Fragment {
   const where = rule.where?.length ? compileMetadataConditions(rule.where, 's') : sql.fragment`true`;
   return sql.fragment`
-    from ${staging} s
-    where s.skip is null and s.contact_id is not null and s.type = ${rule.event_type} and ${where}`;
+    from ${IMPORTED} s
+    where s.contact_id is not null and s.type = ${rule.event_type} and ${where}`;
 }
 
 const pairColumns = (rule: OrderedRule) => sql.fragment`
-  s.contact_id, s.event_id, ${rule.id}::text, ${rule.position}::int, coalesce(s.occurred_at, now()), s.line, ${rule.points}::int`;
+  s.contact_id, s.event_id, ${rule.id}::text, ${rule.position}::int, s.occurred_at, s.line, ${rule.points}::int`;
 
 /** The pairs of a repeatable rule without cooldown (every match) or a once-only rule without one (the first). */
-export async function fireInSql(tx: Tx, workspaceId: string, staging: IdentifierSqlToken, rule: OrderedRule) {
+export async function fireInSql(tx: Tx, workspaceId: string, rule: OrderedRule) {
   if (rule.repeatable) {
-    await tx.query(
-      sql.typeAlias('void')`insert into ${FIRED} select ${pairColumns(rule)} ${matching(staging, rule)}`,
-    );
+    await tx.query(sql.typeAlias('void')`insert into ${FIRED} select ${pairColumns(rule)} ${matching(rule)}`);
     return;
   }
   await tx.query(sql.typeAlias('void')`
     insert into ${FIRED}
-    select distinct on (s.contact_id) ${pairColumns(rule)} ${matching(staging, rule)}
+    select distinct on (s.contact_id) ${pairColumns(rule)} ${matching(rule)}
       and not exists (
         select 1 from score_changes sc
         where sc.workspace_id = ${workspaceId} and sc.rule_id = ${rule.id} and sc.contact_id = s.contact_id
           and sc.reason = 'rule')
-    order by s.contact_id, coalesce(s.occurred_at, now()), s.line
+    order by s.contact_id, s.occurred_at, s.line
   `);
 }
 
@@ -61,51 +60,54 @@ const Candidate = z.object({
   type: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   occurredAt: z.string(),
+  /** The time exact to the µs (occurredAt has ms), for the pair's row. */
+  exactAt: z.string(),
   line: z.number(),
 });
 
 /** The next contacts' matches of a cooldown rule, in event order (the rule's `where` tested in SQL). */
-export async function cooldownCandidates(
-  tx: Tx,
-  staging: IdentifierSqlToken,
-  rule: OrderedRule,
-  afterContact: string,
-  contacts: number,
-) {
+export async function cooldownCandidates(tx: Tx, rule: OrderedRule, afterContact: string, contacts: number) {
   return tx.any(sql.type(Candidate)`
     with page as (
-      select distinct s.contact_id ${matching(staging, rule)} and s.contact_id > ${afterContact}
+      select distinct s.contact_id ${matching(rule)} and s.contact_id > ${afterContact}
       order by s.contact_id limit ${contacts}
     )
     select s.event_id as id, s.contact_id as "contactId", s.type, '{}'::jsonb as metadata,
-      coalesce(s.occurred_at, now()) as "occurredAt", s.line
-    ${matching(staging, rule)} and s.contact_id = any(array(select contact_id from page))
-    order by s.contact_id, coalesce(s.occurred_at, now()), s.line
+      s.occurred_at as "occurredAt", s.occurred_at::text as "exactAt", s.line
+    ${matching(rule)} and s.contact_id = any(array(select contact_id from page))
+    order by s.contact_id, s.occurred_at, s.line
   `);
 }
 
-/** Adds the pairs Node decided (their times and lines read back from the staging table, exact to the µs). */
+/** Adds the pairs Node decided, as the candidates gave them (no read of the imported rows). */
 export async function insertPairs(
   tx: Tx,
-  staging: IdentifierSqlToken,
   rule: OrderedRule,
-  pairs: readonly { contactId: string; line: number }[],
+  pairs: readonly { id: string; contactId: string; exactAt: string; line: number }[],
 ) {
   if (pairs.length === 0) return;
   await tx.query(sql.typeAlias('void')`
     insert into ${FIRED}
-    select ${pairColumns(rule)}
+    select p.contact_id, p.event_id, ${rule.id}::text, ${rule.position}::int, p.occurred_at::timestamptz,
+      p.line, ${rule.points}::int
     from unnest(
       ${sql.array(
         pairs.map((pair) => pair.contactId),
         'text',
       )}::text[],
       ${sql.array(
+        pairs.map((pair) => pair.id),
+        'text',
+      )}::text[],
+      ${sql.array(
+        pairs.map((pair) => pair.exactAt),
+        'text',
+      )}::text[],
+      ${sql.array(
         pairs.map((pair) => pair.line),
         'int4',
       )}::int[]
-    ) as p(contact_id, line)
-    join ${staging} s on s.contact_id = p.contact_id and s.line = p.line
+    ) as p(contact_id, event_id, occurred_at, line)
   `);
 }
 

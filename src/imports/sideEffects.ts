@@ -9,7 +9,6 @@
 //    campaigns triggered by the segments entered enroll them).
 // Without --trigger-campaigns nothing enrolls: historical events are no reason to message anyone.
 
-import type { IdentifierSqlToken } from 'slonik';
 import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '../campaigns/index.ts';
 import type { Tx } from '../db/pool.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
@@ -23,8 +22,8 @@ export type EffectCounts = { scoreChanges: number; entered: number; exited: numb
 
 export type EffectOptions = {
   workspaceId: string;
-  /** The staging table of an events import; none for a contacts import. */
-  staging?: IdentifierSqlToken;
+  /** An events import (its rows in import_events); false for a contacts import. */
+  events: boolean;
   /** The event types imported (segments reading them are re-evaluated). */
   eventTypes: string[];
   triggerCampaigns: boolean;
@@ -32,14 +31,16 @@ export type EffectOptions = {
   emitScores: boolean;
   pageSize: number;
   onPage?: (contacts: number) => void;
+  /** Ends a phase of the import's clock (scores, then segments). */
+  lap?: (phase: string) => void;
 };
 
 type Definitions = Awaited<ReturnType<typeof loadDefinitions>>;
 
 async function loadDefinitions(tx: Tx, options: EffectOptions) {
-  const rules = options.staging ? await activeRules(tx, options.workspaceId) : [];
+  const rules = options.events ? await activeRules(tx, options.workspaceId) : [];
   const campaigns = options.triggerCampaigns ? await triggeredCampaigns(tx, options.workspaceId) : [];
-  const eventCampaigns = options.staging ? campaigns.filter((campaign) => campaign.trigger_event_type) : [];
+  const eventCampaigns = options.events ? campaigns.filter((campaign) => campaign.trigger_event_type) : [];
   // The event types whose events a page reads back: those that trigger a campaign.
   const types = [...new Set(eventCampaigns.map((c) => c.trigger_event_type!))].filter((type) =>
     options.eventTypes.includes(type),
@@ -65,7 +66,7 @@ async function segmentPage(
   const created = page.filter((row) => row.created).map((row) => row.contact_id);
   const others = page.filter((row) => !row.created).map((row) => row.contact_id);
   // A contacts import changes fields of every kind: every segment, as a contact write would.
-  const all = !options.staging;
+  const all = !options.events;
   const changes = [
     ...(await reevaluateSegmentsForContacts(tx, { workspaceId, contactIds: created, all: true })),
     ...(await reevaluateSegmentsForContacts(tx, {
@@ -83,24 +84,25 @@ async function segmentPage(
 export async function applyImportEffects(tx: Tx, options: EffectOptions): Promise<EffectCounts> {
   const definitions = await loadDefinitions(tx, options);
   const counts: EffectCounts = { scoreChanges: 0, entered: 0, exited: 0, enrollments: 0 };
-  if (options.staging && definitions.rules.length > 0)
+  if (options.events && definitions.rules.length > 0)
     counts.scoreChanges = await scoreImport(tx, {
       workspaceId: options.workspaceId,
-      staging: options.staging,
       rules: definitions.rules,
       emit: options.emitScores,
       pageSize: options.pageSize,
     });
+  options.lap?.('scores');
   let after = '';
   for (;;) {
     const page = await affectedPage(tx, after, options.pageSize);
-    if (page.length === 0) return counts;
+    if (page.length === 0) {
+      options.lap?.('segments');
+      return counts;
+    }
     after = page.at(-1)!.contact_id;
     const ids = page.map((row) => row.contact_id);
     const events =
-      options.staging && definitions.types.length
-        ? await stagedEvents(tx, options.staging, ids, definitions.types)
-        : [];
+      options.events && definitions.types.length ? await stagedEvents(tx, ids, definitions.types) : [];
     counts.enrollments += await enrollForEvents(tx, options.workspaceId, definitions, events);
     const changes = await segmentPage(tx, options, page, counts.scoreChanges > 0);
     for (const change of changes) counts[change.change]++;

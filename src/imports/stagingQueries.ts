@@ -5,12 +5,35 @@ import { type Db, sql, type Tx } from '../db/pool.ts';
 
 export const AFFECTED = sql.identifier(['import_affected']);
 
-/** The merge runs as long as it needs (the pool's statement timeout is for requests). */
-export async function prepareMerge(tx: Tx, staging: string): Promise<void> {
+/**
+ * The merge runs as long as it needs (the pool's statement timeout is for requests), with memory
+ * for its sorts, hashes and temporary tables (IMPORT_WORK_MEM_MB): with the default 4 MB, sorting
+ * a million rows spills to disk in every statement that orders or groups the file.
+ */
+export async function prepareMerge(
+  tx: Tx,
+  staging: string,
+  workMemMb: number,
+  keyColumns: readonly string[],
+): Promise<void> {
   await tx.query(sql.typeAlias('void')`set local statement_timeout = 0`);
   await tx.query(sql.typeAlias('void')`set local idle_in_transaction_session_timeout = 0`);
-  // Fresh statistics: without them the planner takes the staging table for an empty one.
-  await tx.query(sql.typeAlias('void')`analyze ${sql.identifier([staging])}`);
+  const memory = `${workMemMb}MB`;
+  await tx.query(sql.unsafe`
+    select set_config('work_mem', ${memory}, true), set_config('maintenance_work_mem', ${memory}, true),
+      -- temp_buffers can change only before the session's first temporary table (a pooled
+      -- session that had one keeps its own size).
+      case when pg_my_temp_schema() = 0 then set_config('temp_buffers', ${memory}, true) end
+  `);
+  // Fresh statistics: without them the planner takes the staging table for an empty one. Only of
+  // the columns the merge joins, groups and filters on: those of the metadata and names cost
+  // most to gather and no plan reads them.
+  await tx.query(sql.typeAlias('void')`
+    analyze ${sql.identifier([staging])} (${sql.join(
+      keyColumns.map((column) => sql.identifier([column])),
+      sql.fragment`, `,
+    )})
+  `);
   await tx.query(sql.typeAlias('void')`
     create temporary table import_affected (contact_id text primary key, created boolean not null)
     on commit drop

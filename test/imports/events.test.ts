@@ -194,6 +194,7 @@ describe('import events', function () {
         'imported',
         'invalid',
         'kind',
+        'phases',
         'rejectsFile',
         'rows',
         'rowsPerSecond',
@@ -202,5 +203,14 @@ describe('import events', function () {
         'workspaceId',
       ].sort(),
     );
+    // Where the time went: seconds per phase of the import.
+    expect(Object.keys(summary.phases)).to.include.members([
+      'load',
+      'contacts',
+      'events',
+      'scores',
+      'segments',
+    ]);
+    for (const seconds of Object.values(summary.phases)) expect(seconds).to.be.a('number').at.least(0);
   });
 });
