@@ -14,13 +14,19 @@ export type WriteMix = {
   enrollments: number;
 };
 
+// Membership changes are counted by the table's statistics (rows inserted and deleted): the
+// segment.entered / segment.exited outgoing events are written only when an endpoint listens, and
+// the bench's workspace is the only one writing memberships.
 const COUNTS = `
   select (select count(*) from events where workspace_id = $1)::int as events,
          (select count(*) from score_changes where workspace_id = $1)::int as score_changes,
          (select count(*) from outgoing_events where workspace_id = $1)::int as outgoing,
-         (select count(*) from outgoing_events where workspace_id = $1 and type = 'segment.entered')::int as entered,
-         (select count(*) from outgoing_events where workspace_id = $1 and type = 'segment.exited')::int as exited,
+         (select n_tup_ins from pg_stat_user_tables where relid = 'segment_memberships'::regclass)::int as entered,
+         (select n_tup_del from pg_stat_user_tables where relid = 'segment_memberships'::regclass)::int as exited,
          (select count(*) from enrollments where workspace_id = $1)::int as enrollments`;
+
+/** An idle backend reports its statistics within 10 s (PostgreSQL's idle stats interval). */
+const STATS_FLUSH_MS = 11_000;
 
 type Counts = Record<'events' | 'score_changes' | 'outgoing' | 'entered' | 'exited' | 'enrollments', number>;
 
@@ -42,6 +48,7 @@ export async function measureWriteMix<T>(
 ): Promise<{ result: T; mix: WriteMix }> {
   const before = await counts(databaseUrl, workspaceId);
   const result = await run();
+  await new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
   const after = await counts(databaseUrl, workspaceId);
   const events = Math.max(1, after.events - before.events);
   const per = (key: keyof Counts) => (after[key] - before[key]) / events;

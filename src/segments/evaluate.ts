@@ -75,6 +75,9 @@ async function diffForContacts(
   // The contacts are found once, not once per segment: with a batch's thousand ids, each
   // segment's own `id = any(…)` scan of the workspace cost more than its rules. The text is
   // the same for the same segments, so it is prepared: parsing and planning it was most of its cost.
+  // Exits are found by one primary-key lookup per evaluated pair and deleted by ctid: a join of the
+  // memberships with `evaluated` was planned (generic plan, a CTE estimated at a few rows) as a scan
+  // of every membership of the workspace, each rescanning `evaluated`: 1.5–6 s of a 1,000-event batch.
   return tx.any(
     preparedByText(
       'segments.diff',
@@ -94,9 +97,11 @@ async function diffForContacts(
       on conflict do nothing returning segment_id, contact_id
     ),
     exited as (
-      delete from segment_memberships m using evaluated v
-      where m.workspace_id = ${workspaceId} and m.segment_id = v.segment_id and m.contact_id = v.contact_id
-        and not v.matches
+      delete from segment_memberships m
+      where m.ctid = any(array(
+        select (select x.ctid from segment_memberships x
+                where x.workspace_id = ${workspaceId} and x.segment_id = v.segment_id and x.contact_id = v.contact_id)
+        from evaluated v where not v.matches))
       returning m.segment_id, m.contact_id
     )
     select segment_id, contact_id, 'entered' as change from entered
