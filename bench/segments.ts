@@ -8,7 +8,7 @@
 //   npm run bench:segments -- --contacts 100000 --events 1000000 --ingest-seconds 5
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -119,10 +119,13 @@ async function ingestWhile(url: string, apiKey: string, until: Promise<unknown>)
   return { sorted: latencies.sort((a, b) => a - b), errors };
 }
 
+/** The machine is shared: every figure is printed with the load average it was measured under. */
+const load = () => `load average ${loadavg()[0].toFixed(1)}`;
+
 function latencyLine(name: string, result: Latencies) {
   const ms = (p: number) => percentile(result.sorted, p).toFixed(1).padStart(7);
   console.log(
-    `${name.padEnd(46)} p50 ${ms(50)} ms  p99 ${ms(99)} ms  max ${ms(100)} ms  (${result.sorted.length} events, ${result.errors} errors)`,
+    `${name.padEnd(46)} p50 ${ms(50)} ms  p99 ${ms(99)} ms  max ${ms(100)} ms  (${result.sorted.length} events, ${result.errors} errors, ${load()})`,
   );
 }
 
@@ -179,12 +182,12 @@ async function main() {
     const statement = () => client.query(`select count(*) from (${HAND_WRITTEN}) as h`, [WORKSPACE]);
     const line = (name: string, seconds: number, base: number) =>
       console.log(
-        `${name.padEnd(46)} ${seconds.toFixed(2).padStart(8)} s   ${(seconds / base).toFixed(2)}× the statement`,
+        `${name.padEnd(46)} ${seconds.toFixed(2).padStart(8)} s   ${(seconds / base).toFixed(2)}× the statement  (${load()})`,
       );
 
     const sql1 = await timed(statement);
     console.log(
-      `${'hand-written statement (all memberships)'.padEnd(46)} ${sql1.seconds.toFixed(2).padStart(8)} s   ${sql1.value.rows[0].count} memberships`,
+      `${'hand-written statement (all memberships)'.padEnd(46)} ${sql1.seconds.toFixed(2).padStart(8)} s   ${sql1.value.rows[0].count} memberships  (${load()})`,
     );
     const first = await timed(refresh);
     line('refresh, whole pass (no earlier refresh)', first.seconds, sql1.seconds);

@@ -227,11 +227,16 @@ export async function saveRefreshedThrough(db: Db, workspaceId: string, id: stri
 /** A `within` condition: events of this type count for this many seconds after they occur. */
 export type TimeWindow = { eventType: string; seconds: number };
 
+const CrossedRow = z.object({ ids: z.array(z.string()), cut: z.string().nullable() });
+
 /**
  * Contacts with an event that left a window between `from` and `to` (it counted at `from`, it no
  * longer does at `to`): only theirs can have changed by time passing alone. One range of the
  * (workspace, type, time) index per window, so the cost follows the events that crossed an edge,
- * not the size of the workspace. At most `limit` + 1 (when given), so the caller knows when there are more.
+ * not the size of the workspace. With a `limit`, at most that many crossings, the earliest: then
+ * `through` is the time before which every crossing is among them (`to` when all are), so a
+ * backlog larger than a run's budget (a day without refreshes over a million contacts) is worked
+ * off in slices of time, run after run, instead of falling back to a pass over every contact.
  */
 export async function findContactsCrossingWindows(
   db: Db,
@@ -239,17 +244,28 @@ export async function findContactsCrossingWindows(
   windows: readonly TimeWindow[],
   range: { from: string; to: string },
   limit: number | null,
-) {
+): Promise<{ ids: readonly string[]; through: string }> {
   const ranges = windows.map(
-    (window) => sql.fragment`select contact_id from events
+    (
+      window,
+    ) => sql.fragment`select contact_id, occurred_at + make_interval(secs => ${window.seconds}) as crossed_at
+      from events
       where workspace_id = ${workspaceId} and type = ${window.eventType} and contact_id is not null
         and occurred_at >= ${range.from}::timestamptz - make_interval(secs => ${window.seconds})
         and occurred_at < ${range.to}::timestamptz - make_interval(secs => ${window.seconds})`,
   );
-  return db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
-    select contact_id from (${sql.join(ranges, sql.fragment` union `)}) as crossed
-    order by contact_id ${limit === null ? sql.fragment`` : sql.fragment`limit ${limit + 1}`}
+  const crossed = sql.fragment`(${sql.join(ranges, sql.fragment` union all `)}) as crossed`;
+  // Past the limit, the cut is the first crossing left out; those at that very time wait with it.
+  const row = await db.one(sql.type(CrossedRow)`
+    with first as (
+      select contact_id, crossed_at from ${crossed}
+      ${limit === null ? sql.fragment`` : sql.fragment`order by crossed_at limit ${limit + 1}`}
+    ),
+    cut as (select max(crossed_at) as at from first having count(*) > ${limit ?? Number.MAX_SAFE_INTEGER})
+    select coalesce(array_agg(distinct contact_id order by contact_id), '{}') as ids, (select at from cut) as cut
+    from first where crossed_at < coalesce((select at from cut), 'infinity')
   `);
+  return { ids: row.ids, through: row.cut ?? range.to };
 }
 
 export async function findScoreSegments(db: Db, workspaceId: string) {

@@ -122,6 +122,37 @@ describe('segments: background computation and refresh', function () {
     expect(row.through).to.equal(true);
   });
 
+  it('more crossings than the budget are refreshed earliest first over several runs, with no whole pass', async () => {
+    const ctx = await workspace();
+    const ids: string[] = [];
+    for (const name of ['ada', 'bob', 'cy', 'dee']) {
+      const id = (await createContact(ctx.admin, ctx.base, { email: `${name}@example.com` })).id;
+      await track(ctx.admin, ctx.base, { type: 'visit', contactId: id });
+      ids.push(id);
+    }
+    const idle = (await createContact(ctx.admin, ctx.base, { email: 'idle@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    const db = server().context.db;
+    // Planted where no event crossed an edge: only a whole pass would remove it.
+    await db.query(sql.typeAlias('void')`
+      insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${idle})
+    `);
+    // Each visit left the window at its own time over the last few hours: ada's first, dee's last.
+    for (const [index, id] of ids.entries()) await ageEvents(id, 'visit', `${5 - index} hours`);
+    await ageRefreshes(ctx.workspaceId, '6 hours');
+    const budget = { ...refreshBudget(server().context.config), rows: 2 };
+    const exits = async () => (await refreshSegments(db, ctx.workspaceId, budget)).map((run) => run.exited);
+    expect(await exits()).to.deep.equal([ids.slice(0, 2)]);
+    expect(await exits()).to.deep.equal([ids.slice(2)]);
+    expect(await exits()).to.deep.equal([[]]);
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([idle]);
+    const [row] = await db.any(sql.type(z.object({ cursor: z.unknown(), through: z.boolean() }))`
+      select refresh_cursor as cursor, refreshed_through > now() - interval '1 minute' as through
+      from segments where id = ${recent.id}
+    `);
+    expect(row).to.deep.equal({ cursor: null, through: true });
+  });
+
   it('ingest does not wait for a refresh page that is adding the contact to a segment', async () => {
     const ctx = await workspace();
     const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
