@@ -185,11 +185,16 @@ const RefreshRow = RulesRow.extend({
   now: z.string(),
 });
 
-/** Locks a segment for one page of its refresh, with where its pass stands. */
+/**
+ * Locks a segment for one page of its refresh, with where its pass stands. `for no key update`, not
+ * `for update`: it still waits for an edit or another refresh of the segment, but not for the
+ * key-share lock every membership insert takes on its segment (the foreign key), so ingest adding
+ * contacts to the segment does not queue behind the refresh's page.
+ */
 export async function lockSegmentForRefresh(db: Db, workspaceId: string, segmentId: string) {
   return db.maybeOne(sql.type(RefreshRow)`
     select id, rules, status, refresh_cursor, refreshed_through, now() as now from segments
-    where workspace_id = ${workspaceId} and id = ${segmentId} for update
+    where workspace_id = ${workspaceId} and id = ${segmentId} for no key update
   `);
 }
 

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
+import { lockSegmentForRefresh } from '../../src/segments/queries.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
@@ -183,6 +184,36 @@ describe('segments: background computation and refresh', function () {
       release();
       await page.catch(() => {});
     }
+  });
+
+  it('ingest adding a contact to a segment does not wait for a refresh page holding that segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockedNow = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const page = server().context.db.transaction(async (tx) => {
+      expect(await lockSegmentForRefresh(tx, ctx.workspaceId, recent.id)).to.not.equal(null);
+      locked();
+      await released;
+    });
+    await lockedNow;
+    try {
+      // The membership's insert checks its segment by a key-share lock, which the refresh must not block.
+      const tracked = track(ctx.admin, ctx.base, { type: 'visit', contactId: ada });
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
+      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
+    } finally {
+      release();
+      await page;
+    }
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada]);
   });
 
   it('the CLI refuses an unknown workspace', async () => {
