@@ -18,7 +18,7 @@ import { createApiKey } from '../src/apiKeys/service.ts';
 import { closeContext, createContext, migrateAll } from '../src/app/runtime.ts';
 import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
-import { refreshSegments } from '../src/segments/jobs.ts';
+import { refreshBudget, refreshSegments } from '../src/segments/jobs.ts';
 import { insertSegment } from '../src/segments/queries.ts';
 import { type Rule, ruleDependencies } from '../src/segments/rules.ts';
 import { seed } from './segmentsSeed.ts';
@@ -83,6 +83,27 @@ async function mismatches(client: pg.Client): Promise<number> {
     [WORKSPACE],
   );
   return Number(rows[0].n);
+}
+
+/**
+ * The scheduled job after a day without refreshes, under its budget per run
+ * (SEGMENT_REFRESH_ROWS_PER_WORKSPACE): runs until every segment is refreshed through the time it
+ * started. Returns the runs it took.
+ */
+async function catchUpInRuns(client: pg.Client, run: () => Promise<unknown>): Promise<number> {
+  const { rows } = await client.query<{ now: string }>(
+    `update segments set refreshed_through = now() - interval '1 day' where workspace_id = $1 returning now()::text as now`,
+    [WORKSPACE],
+  );
+  for (let runs = 1; runs <= 100; runs++) {
+    await run();
+    const behind = await client.query(
+      `select 1 from segments where workspace_id = $1 and (refreshed_through < $2::timestamptz or refresh_cursor is not null)`,
+      [WORKSPACE, rows[0].now],
+    );
+    if (behind.rowCount === 0) return runs;
+  }
+  throw new Error('the refresh did not catch up in 100 runs');
 }
 
 type Latencies = { sorted: number[]; errors: number };
@@ -205,6 +226,15 @@ async function main() {
       const moved = run.value.reduce((sum, result) => sum + result.entered.length + result.exited.length, 0);
       line(`refresh, last one ${gap} ago (${moved} moves)`, run.seconds, base);
     }
+    const budget = refreshBudget(context.config);
+    const catchUp = await timed(() =>
+      catchUpInRuns(client, () => refreshSegments(context.db, WORKSPACE, budget)),
+    );
+    line(
+      `a day behind, in scheduled runs (${catchUp.value} of ${budget.rows.toLocaleString('en')} contacts)`,
+      catchUp.seconds,
+      base,
+    );
     console.log(`  memberships differing from the statement: ${await mismatches(client)}`);
 
     const started = await startApp(database.url);
