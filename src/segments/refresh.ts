@@ -11,7 +11,7 @@ import type { Db } from '../db/pool.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import { membershipChanged } from './effects.ts';
 import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
-import { evaluatePage } from './paging.ts';
+import { evaluatePage, planPageAfresh } from './paging.ts';
 import {
   findContactsCrossingWindows,
   findTimeWindowSegments,
@@ -91,6 +91,7 @@ async function refreshCrossedPage(db: Db, result: RefreshResult, ids: string[], 
   return db.transaction(async (tx) => {
     const segment = await lockSegmentForRefresh(tx, result.workspaceId, result.segmentId);
     if (segment?.status !== 'ready') return false; // edited meanwhile: its compute job takes over
+    await planPageAfresh(tx);
     const changes = await reevaluateSegments(tx, result.workspaceId, [segment], ids);
     await membershipChanged(tx, result.workspaceId, changes);
     if (through) await saveRefreshedThrough(tx, result.workspaceId, result.segmentId, through);
