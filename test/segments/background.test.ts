@@ -2,7 +2,7 @@
 // `segments.compute` job, and segments with time windows refreshed by `segments.refresh` and the CLI.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { sql } from '../../src/db/pool.ts';
+import { sql, type Tx } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
 import { lockSegmentForRefresh } from '../../src/segments/queries.ts';
 import { createContact, track, workspace } from '../events/support.ts';
@@ -11,6 +11,42 @@ import { server } from '../support/server.ts';
 import { ageEvents, ageRefreshes, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
 
 const cli = (args: string[]) => runCli(args);
+
+type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+/**
+ * Tracks `event` while another transaction has run `hold` and stays open (then rolls back):
+ * 'stored' when ingest answered within 3 seconds, 'still waiting' when it queued behind the lock.
+ */
+async function trackWhileHeld(
+  ctx: Workspace,
+  event: Record<string, unknown>,
+  hold: (tx: Tx) => Promise<void>,
+) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held!: () => void;
+  const heldNow = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const holder = server().context.db.transaction(async (tx) => {
+    await hold(tx);
+    held();
+    await released;
+    throw new Error('rolled back on purpose');
+  });
+  await heldNow;
+  try {
+    const tracked = track(ctx.admin, ctx.base, event);
+    const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
+    return await Promise.race([tracked.then(() => 'stored'), waited]);
+  } finally {
+    release();
+    await holder.catch(() => {});
+  }
+}
 
 describe('segments: background computation and refresh', function () {
   this.timeout(60_000);
@@ -158,61 +194,24 @@ describe('segments: background computation and refresh', function () {
     const ctx = await workspace();
     const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
     const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted!: () => void;
-    const insertedNow = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
     // A refresh page's transaction: its membership insert holds a key-share lock on the contact.
-    const page = server().context.db.transaction(async (tx) => {
+    const answer = await trackWhileHeld(ctx, { type: 'login', contactId: ada }, async (tx) => {
       await tx.query(sql.typeAlias('void')`
         insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${ada})
       `);
-      inserted();
-      await released;
-      throw new Error('rolled back on purpose');
     });
-    await insertedNow;
-    try {
-      const tracked = track(ctx.admin, ctx.base, { type: 'login', contactId: ada });
-      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
-      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
-    } finally {
-      release();
-      await page.catch(() => {});
-    }
+    expect(answer).to.equal('stored');
   });
 
   it('ingest adding a contact to a segment does not wait for a refresh page holding that segment', async () => {
     const ctx = await workspace();
     const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
     const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const lockedNow = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const page = server().context.db.transaction(async (tx) => {
+    // The membership's insert checks its segment by a key-share lock, which the refresh must not block.
+    const answer = await trackWhileHeld(ctx, { type: 'visit', contactId: ada }, async (tx) => {
       expect(await lockSegmentForRefresh(tx, ctx.workspaceId, recent.id)).to.not.equal(null);
-      locked();
-      await released;
     });
-    await lockedNow;
-    try {
-      // The membership's insert checks its segment by a key-share lock, which the refresh must not block.
-      const tracked = track(ctx.admin, ctx.base, { type: 'visit', contactId: ada });
-      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
-      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
-    } finally {
-      release();
-      await page;
-    }
+    expect(answer).to.equal('stored');
     expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada]);
   });
 
