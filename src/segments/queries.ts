@@ -44,10 +44,20 @@ export async function findSegment(db: Db, workspaceId: string, segmentId: string
   `);
 }
 
-/** Locks the segment row, so concurrent edits and the compute job see one version at a time. */
-export async function lockSegment(db: Db, workspaceId: string, segmentId: string) {
+/**
+ * Locks the segment row, so concurrent edits and the compute job see one version at a time. The
+ * compute job asks for `no key update`: it excludes edits all the same, but not the key-share lock
+ * of ingest's membership inserts (their foreign key), which would otherwise queue behind each page.
+ */
+export async function lockSegment(
+  db: Db,
+  workspaceId: string,
+  segmentId: string,
+  strength: 'update' | 'no key update' = 'update',
+) {
   return db.maybeOne(sql.type(RulesRow.extend({ updated_at: z.string() }))`
-    select id, rules, updated_at from segments where workspace_id = ${workspaceId} and id = ${segmentId} for update
+    select id, rules, updated_at from segments where workspace_id = ${workspaceId} and id = ${segmentId}
+    ${strength === 'update' ? sql.fragment`for update` : sql.fragment`for no key update`}
   `);
 }
 

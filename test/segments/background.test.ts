@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql, type Tx } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
-import { lockSegmentForRefresh } from '../../src/segments/queries.ts';
+import { lockSegment, lockSegmentForRefresh } from '../../src/segments/queries.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
@@ -213,6 +213,16 @@ describe('segments: background computation and refresh', function () {
     });
     expect(answer).to.equal('stored');
     expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada]);
+  });
+
+  it('ingest adding a contact to a segment does not wait for a compute page holding that segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const visitors = await createSegment(ctx.admin, ctx.base, { event: 'visit' });
+    const answer = await trackWhileHeld(ctx, { type: 'visit', contactId: ada }, async (tx) => {
+      expect(await lockSegment(tx, ctx.workspaceId, visitors.id, 'no key update')).to.not.equal(null);
+    });
+    expect(answer).to.equal('stored');
   });
 
   it('the CLI refuses an unknown workspace', async () => {
