@@ -32,7 +32,7 @@ type Services = Pick<AppContext, 'db' | 'boss' | 'config'>;
  */
 export async function computeSegmentPage(app: Services, payload: ComputePayload) {
   await app.db.transaction(async (tx) => {
-    const segment = await lockSegment(tx, payload.workspaceId, payload.segmentId);
+    const segment = await lockSegment(tx, payload.workspaceId, payload.segmentId, 'no key update');
     if (!segment || segment.updated_at !== payload.version) return;
     const pageSize = app.config.SEGMENT_COMPUTE_PAGE_SIZE;
     const page = await evaluatePage(tx, payload.workspaceId, segment, payload.after, pageSize);

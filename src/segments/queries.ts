@@ -44,10 +44,20 @@ export async function findSegment(db: Db, workspaceId: string, segmentId: string
   `);
 }
 
-/** Locks the segment row, so concurrent edits and the compute job see one version at a time. */
-export async function lockSegment(db: Db, workspaceId: string, segmentId: string) {
+/**
+ * Locks the segment row, so concurrent edits and the compute job see one version at a time. The
+ * compute job asks for `no key update`: it excludes edits all the same, but not the key-share lock
+ * of ingest's membership inserts (their foreign key), which would otherwise queue behind each page.
+ */
+export async function lockSegment(
+  db: Db,
+  workspaceId: string,
+  segmentId: string,
+  strength: 'update' | 'no key update' = 'update',
+) {
   return db.maybeOne(sql.type(RulesRow.extend({ updated_at: z.string() }))`
-    select id, rules, updated_at from segments where workspace_id = ${workspaceId} and id = ${segmentId} for update
+    select id, rules, updated_at from segments where workspace_id = ${workspaceId} and id = ${segmentId}
+    ${strength === 'update' ? sql.fragment`for update` : sql.fragment`for no key update`}
   `);
 }
 
@@ -185,11 +195,16 @@ const RefreshRow = RulesRow.extend({
   now: z.string(),
 });
 
-/** Locks a segment for one page of its refresh, with where its pass stands. */
+/**
+ * Locks a segment for one page of its refresh, with where its pass stands. `for no key update`, not
+ * `for update`: it still waits for an edit or another refresh of the segment, but not for the
+ * key-share lock every membership insert takes on its segment (the foreign key), so ingest adding
+ * contacts to the segment does not queue behind the refresh's page.
+ */
 export async function lockSegmentForRefresh(db: Db, workspaceId: string, segmentId: string) {
   return db.maybeOne(sql.type(RefreshRow)`
     select id, rules, status, refresh_cursor, refreshed_through, now() as now from segments
-    where workspace_id = ${workspaceId} and id = ${segmentId} for update
+    where workspace_id = ${workspaceId} and id = ${segmentId} for no key update
   `);
 }
 
@@ -227,11 +242,16 @@ export async function saveRefreshedThrough(db: Db, workspaceId: string, id: stri
 /** A `within` condition: events of this type count for this many seconds after they occur. */
 export type TimeWindow = { eventType: string; seconds: number };
 
+const CrossedRow = z.object({ ids: z.array(z.string()), cut: z.string().nullable() });
+
 /**
  * Contacts with an event that left a window between `from` and `to` (it counted at `from`, it no
  * longer does at `to`): only theirs can have changed by time passing alone. One range of the
  * (workspace, type, time) index per window, so the cost follows the events that crossed an edge,
- * not the size of the workspace. At most `limit` + 1 (when given), so the caller knows when there are more.
+ * not the size of the workspace. With a `limit`, at most that many crossings, the earliest: then
+ * `through` is the time before which every crossing is among them (`to` when all are), so a
+ * backlog larger than a run's budget (a day without refreshes over a million contacts) is worked
+ * off in slices of time, run after run, instead of falling back to a pass over every contact.
  */
 export async function findContactsCrossingWindows(
   db: Db,
@@ -239,17 +259,28 @@ export async function findContactsCrossingWindows(
   windows: readonly TimeWindow[],
   range: { from: string; to: string },
   limit: number | null,
-) {
+): Promise<{ ids: readonly string[]; through: string }> {
   const ranges = windows.map(
-    (window) => sql.fragment`select contact_id from events
+    (
+      window,
+    ) => sql.fragment`select contact_id, occurred_at + make_interval(secs => ${window.seconds}) as crossed_at
+      from events
       where workspace_id = ${workspaceId} and type = ${window.eventType} and contact_id is not null
         and occurred_at >= ${range.from}::timestamptz - make_interval(secs => ${window.seconds})
         and occurred_at < ${range.to}::timestamptz - make_interval(secs => ${window.seconds})`,
   );
-  return db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
-    select contact_id from (${sql.join(ranges, sql.fragment` union `)}) as crossed
-    order by contact_id ${limit === null ? sql.fragment`` : sql.fragment`limit ${limit + 1}`}
+  const crossed = sql.fragment`(${sql.join(ranges, sql.fragment` union all `)}) as crossed`;
+  // Past the limit, the cut is the first crossing left out; those at that very time wait with it.
+  const row = await db.one(sql.type(CrossedRow)`
+    with first as (
+      select contact_id, crossed_at from ${crossed}
+      ${limit === null ? sql.fragment`` : sql.fragment`order by crossed_at limit ${limit + 1}`}
+    ),
+    cut as (select max(crossed_at) as at from first having count(*) > ${limit ?? Number.MAX_SAFE_INTEGER})
+    select coalesce(array_agg(distinct contact_id order by contact_id), '{}') as ids, (select at from cut) as cut
+    from first where crossed_at < coalesce((select at from cut), 'infinity')
   `);
+  return { ids: row.ids, through: row.cut ?? range.to };
 }
 
 export async function findScoreSegments(db: Db, workspaceId: string) {

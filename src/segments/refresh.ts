@@ -1,9 +1,9 @@
 // The refresh of segments whose rules read the clock (`within`). Time passing alone changes a
 // contact's membership only when one of its events leaves a window, so a refresh re-evaluates just
 // the contacts with an event that crossed a window's edge since the last one (refreshed_through):
-// a few index ranges of events instead of every contact. A segment with no such date (never
-// refreshed since an upgrade), or with more crossings than a run's budget, gets a whole pass,
-// page by page (paging.ts). Both work under a budget of contacts and time per workspace per run,
+// a few index ranges of events instead of every contact; more crossings than a run's budget are
+// taken earliest first, and the next run goes on from where those end. A segment with no such
+// date (never refreshed since an upgrade) gets a whole pass, page by page (paging.ts). Both work under a budget of contacts and time per workspace per run,
 // so a workspace with a million contacts cannot keep the run from the others; a whole pass the
 // budget cuts short resumes where it stopped on the next run (segments.refresh_cursor), before the
 // segments refreshed longest ago.
@@ -11,7 +11,7 @@ import type { Db } from '../db/pool.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import { membershipChanged } from './effects.ts';
 import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
-import { evaluatePage } from './paging.ts';
+import { evaluatePage, planPageAfresh } from './paging.ts';
 import {
   findContactsCrossingWindows,
   findTimeWindowSegments,
@@ -61,7 +61,10 @@ type Crossed = { ids: string[]; through: string };
 
 /**
  * The contacts whose events crossed a window's edge since the segment's last refresh, and the
- * time they are evaluated up to; 'whole' when a whole pass is needed (or under way) instead.
+ * time they are evaluated up to: now, or, past the budget, the time before which the earliest
+ * crossings the budget allows all fall (the next run goes on from there). 'whole' when a whole
+ * pass is needed (or under way) instead: the segment has no date of a last refresh, or the
+ * crossings within the overlap alone exceed the budget, so that slicing by time would not advance.
  */
 async function findCrossed(db: Db, workspaceId: string, segmentId: string, budget: RefreshBudget) {
   return db.transaction(async (tx): Promise<Crossed | 'whole' | null> => {
@@ -71,8 +74,15 @@ async function findCrossed(db: Db, workspaceId: string, segmentId: string, budge
     const from = new Date(Date.parse(segment.refreshed_through) - OVERLAP_MS).toISOString();
     const limit = Number.isFinite(budget.rows) ? budget.rows : null;
     const windows = timeWindows(segment.rules);
-    const ids = await findContactsCrossingWindows(tx, workspaceId, windows, { from, to: segment.now }, limit);
-    return limit !== null && ids.length > limit ? 'whole' : { ids: [...ids], through: segment.now };
+    const crossed = await findContactsCrossingWindows(
+      tx,
+      workspaceId,
+      windows,
+      { from, to: segment.now },
+      limit,
+    );
+    if (Date.parse(crossed.through) <= Date.parse(segment.refreshed_through)) return 'whole';
+    return { ids: [...crossed.ids], through: crossed.through };
   });
 }
 
@@ -81,6 +91,7 @@ async function refreshCrossedPage(db: Db, result: RefreshResult, ids: string[], 
   return db.transaction(async (tx) => {
     const segment = await lockSegmentForRefresh(tx, result.workspaceId, result.segmentId);
     if (segment?.status !== 'ready') return false; // edited meanwhile: its compute job takes over
+    await planPageAfresh(tx);
     const changes = await reevaluateSegments(tx, result.workspaceId, [segment], ids);
     await membershipChanged(tx, result.workspaceId, changes);
     if (through) await saveRefreshedThrough(tx, result.workspaceId, result.segmentId, through);

@@ -2,14 +2,51 @@
 // `segments.compute` job, and segments with time windows refreshed by `segments.refresh` and the CLI.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { sql } from '../../src/db/pool.ts';
+import { sql, type Tx } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
+import { lockSegment, lockSegmentForRefresh } from '../../src/segments/queries.ts';
 import { createContact, track, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
 import { ageEvents, ageRefreshes, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
 
 const cli = (args: string[]) => runCli(args);
+
+type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+/**
+ * Tracks `event` while another transaction has run `hold` and stays open (then rolls back):
+ * 'stored' when ingest answered within 3 seconds, 'still waiting' when it queued behind the lock.
+ */
+async function trackWhileHeld(
+  ctx: Workspace,
+  event: Record<string, unknown>,
+  hold: (tx: Tx) => Promise<void>,
+) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held!: () => void;
+  const heldNow = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const holder = server().context.db.transaction(async (tx) => {
+    await hold(tx);
+    held();
+    await released;
+    throw new Error('rolled back on purpose');
+  });
+  await heldNow;
+  try {
+    const tracked = track(ctx.admin, ctx.base, event);
+    const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
+    return await Promise.race([tracked.then(() => 'stored'), waited]);
+  } finally {
+    release();
+    await holder.catch(() => {});
+  }
+}
 
 describe('segments: background computation and refresh', function () {
   this.timeout(60_000);
@@ -122,36 +159,70 @@ describe('segments: background computation and refresh', function () {
     expect(row.through).to.equal(true);
   });
 
+  it('more crossings than the budget are refreshed earliest first over several runs, with no whole pass', async () => {
+    const ctx = await workspace();
+    const ids: string[] = [];
+    for (const name of ['ada', 'bob', 'cy', 'dee']) {
+      const id = (await createContact(ctx.admin, ctx.base, { email: `${name}@example.com` })).id;
+      await track(ctx.admin, ctx.base, { type: 'visit', contactId: id });
+      ids.push(id);
+    }
+    const idle = (await createContact(ctx.admin, ctx.base, { email: 'idle@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    const db = server().context.db;
+    // Planted where no event crossed an edge: only a whole pass would remove it.
+    await db.query(sql.typeAlias('void')`
+      insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${idle})
+    `);
+    // Each visit left the window at its own time over the last few hours: ada's first, dee's last.
+    for (const [index, id] of ids.entries()) await ageEvents(id, 'visit', `${5 - index} hours`);
+    await ageRefreshes(ctx.workspaceId, '6 hours');
+    const budget = { ...refreshBudget(server().context.config), rows: 2 };
+    const exits = async () => (await refreshSegments(db, ctx.workspaceId, budget)).map((run) => run.exited);
+    expect(await exits()).to.deep.equal([ids.slice(0, 2)]);
+    expect(await exits()).to.deep.equal([ids.slice(2)]);
+    expect(await exits()).to.deep.equal([[]]);
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([idle]);
+    const [row] = await db.any(sql.type(z.object({ cursor: z.unknown(), through: z.boolean() }))`
+      select refresh_cursor as cursor, refreshed_through > now() - interval '1 minute' as through
+      from segments where id = ${recent.id}
+    `);
+    expect(row).to.deep.equal({ cursor: null, through: true });
+  });
+
   it('ingest does not wait for a refresh page that is adding the contact to a segment', async () => {
     const ctx = await workspace();
     const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
     const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted!: () => void;
-    const insertedNow = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
     // A refresh page's transaction: its membership insert holds a key-share lock on the contact.
-    const page = server().context.db.transaction(async (tx) => {
+    const answer = await trackWhileHeld(ctx, { type: 'login', contactId: ada }, async (tx) => {
       await tx.query(sql.typeAlias('void')`
         insert into segment_memberships (workspace_id, segment_id, contact_id) values (${ctx.workspaceId}, ${recent.id}, ${ada})
       `);
-      inserted();
-      await released;
-      throw new Error('rolled back on purpose');
     });
-    await insertedNow;
-    try {
-      const tracked = track(ctx.admin, ctx.base, { type: 'login', contactId: ada });
-      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
-      expect(await Promise.race([tracked.then(() => 'stored'), waited])).to.equal('stored');
-    } finally {
-      release();
-      await page.catch(() => {});
-    }
+    expect(answer).to.equal('stored');
+  });
+
+  it('ingest adding a contact to a segment does not wait for a refresh page holding that segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const recent = await createSegment(ctx.admin, ctx.base, { event: 'visit', within: 'PT1H' });
+    // The membership's insert checks its segment by a key-share lock, which the refresh must not block.
+    const answer = await trackWhileHeld(ctx, { type: 'visit', contactId: ada }, async (tx) => {
+      expect(await lockSegmentForRefresh(tx, ctx.workspaceId, recent.id)).to.not.equal(null);
+    });
+    expect(answer).to.equal('stored');
+    expect(await memberIds(ctx.admin, ctx.base, recent.id)).to.deep.equal([ada]);
+  });
+
+  it('ingest adding a contact to a segment does not wait for a compute page holding that segment', async () => {
+    const ctx = await workspace();
+    const ada = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const visitors = await createSegment(ctx.admin, ctx.base, { event: 'visit' });
+    const answer = await trackWhileHeld(ctx, { type: 'visit', contactId: ada }, async (tx) => {
+      expect(await lockSegment(tx, ctx.workspaceId, visitors.id, 'no key update')).to.not.equal(null);
+    });
+    expect(answer).to.equal('stored');
   });
 
   it('the CLI refuses an unknown workspace', async () => {
