@@ -32,6 +32,17 @@ async function plan(tx: Tx, query: FragmentSqlToken) {
 }
 
 /**
+ * The generic plan, the one a prepared statement runs after its first executions (ingest prepares
+ * its segment diff): the parameters as $1…, planned without their values.
+ */
+async function genericPlan(tx: Tx, query: FragmentSqlToken) {
+  const text = query.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  const explain = sql.type(z.object({ 'QUERY PLAN': z.string() }))`explain (generic_plan) select 1`;
+  const lines = await tx.anyFirst({ ...explain, sql: `explain (generic_plan) ${text}` });
+  return lines.join('\n');
+}
+
+/**
  * A workspace of 2,000 contacts with 20 events each, analyzed before any event of `type` exists
  * (so the planner takes the type for a handful of rows), then given many events of that type.
  */
@@ -61,20 +72,13 @@ async function conditionPlans(tx: Tx, workspaceId: string) {
   const ids = Array.from({ length: 1000 }, (_, n) => `${workspaceId}_ct_${n + 1}`);
   for (const rule of rules) {
     const condition = compileSegmentRules(rule as Parameters<typeof compileSegmentRules>[0]);
-    plans.push(
-      await plan(
-        tx,
-        sql.fragment`
-        select ${condition} from contacts c where c.workspace_id = ${workspaceId} and c.id = ${ids[6]}`,
-      ),
-      await plan(
-        tx,
-        sql.fragment`
-        with targets as materialized (
-          select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')}))
-        select c.id, ${condition} from targets c`,
-      ),
-    );
+    const batch = sql.fragment`
+      with targets as materialized (
+        select * from contacts where workspace_id = ${workspaceId} and id = any(${sql.array(ids, 'text')}))
+      select c.id, ${condition} from targets c`;
+    const one = sql.fragment`
+      select ${condition} from contacts c where c.workspace_id = ${workspaceId} and c.id = ${ids[6]}`;
+    plans.push(await plan(tx, one), await plan(tx, batch), await genericPlan(tx, batch));
   }
   return plans;
 }
