@@ -5,6 +5,7 @@ import { type Db, sql } from '../db/pool.ts';
 import {
   compileMetadataConditions,
   compileSegmentRules,
+  contactEventsOfType,
   durationSeconds,
   type Rule,
 } from '../segments/index.ts';
@@ -20,8 +21,9 @@ function conditionSql(condition: BranchCondition, enrolledAt: string) {
     const where = condition.where?.length
       ? sql.fragment` and ${compileMetadataConditions(condition.where, 'e')}`
       : sql.fragment``;
+    // Through the contact's own index whatever the statistics say (see contactEventsOfType).
     return sql.fragment`exists (select 1 from events e
-      where e.workspace_id = c.workspace_id and e.contact_id = c.id and e.type = ${condition.event}
+      where ${contactEventsOfType(condition.event)}
         and e.received_at >= ${enrolledAt}::timestamptz${where})`;
   }
   return compileSegmentRules(condition as Rule);

@@ -167,14 +167,27 @@ function bounds(value: Fragment, comparison: Comparison): Fragment {
   ) as Fragment;
 }
 
+/**
+ * The events of one type of the contact `c`, for a query over `events e`. The type is compared as
+ * part of the row `(contact_id, type)`, which only events_contact_type_time_idx (sql/0031) can
+ * match, never as `e.type = …`: with that, the (workspace, type, time) index served the type too,
+ * and where the statistics predate the type (a new event type, a freshly loaded workspace or month)
+ * both indexes looked like one row away and the planner took the smaller, reading every event of
+ * the type in the workspace for each contact (a 1,000-event batch's segment diff: 0.17 s → 2.3 s).
+ * Now that index can only offer the whole workspace. The equalities stay: they give the planner its
+ * estimates and end the scan at the contact's last event; the workspace test keeps a distributed
+ * database's lookup on the contact's shard.
+ */
+export function contactEventsOfType(type: string): Fragment {
+  return sql.fragment`e.workspace_id = c.workspace_id and e.contact_id = c.id
+    and (e.contact_id, e.type) >= (c.id, ${type}::text) and (e.contact_id, e.type) <= (c.id, ${type}::text)`;
+}
+
 function eventCondition(event: EventCondition): Fragment {
   const seconds = event.within ? durationSeconds(event.within) : null;
-  // The contact's own events through events_contact_type_time_idx, which leads with workspace_id
-  // (sql/0031) so that the workspace test, which a distributed database needs to keep the lookup on
-  // the contact's shard, cannot make the (workspace, type, time) index look as good to the planner.
   // No event is stored with a time ahead of its request (60 s of clock skew at most), so the upper
   // bound changes no answer: it spares each lookup the empty partitions of the months ahead.
-  const filters = sql.fragment`e.workspace_id = c.workspace_id and e.contact_id = c.id and e.type = ${event.event}
+  const filters = sql.fragment`${contactEventsOfType(event.event)}
     and e.occurred_at < now() + interval '1 day'
     ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
     and ${compileMetadataConditions(event.where ?? [], 'e')}`;

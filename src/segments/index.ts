@@ -11,6 +11,7 @@ export { safeText } from './ruleSchemas.ts';
 export {
   compileMetadataConditions,
   compileSegmentRules,
+  contactEventsOfType,
   type MetadataCondition,
   MetadataConditions,
   matchesMetadataConditions,

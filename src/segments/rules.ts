@@ -3,7 +3,7 @@
 import { durationSeconds } from './duration.ts';
 import type { Rule } from './ruleSchemas.ts';
 
-export { compileMetadataConditions, compileSegmentRules } from './compile.ts';
+export { compileMetadataConditions, compileSegmentRules, contactEventsOfType } from './compile.ts';
 export { matchesMetadataConditions, valueAt } from './match.ts';
 export {
   type MetadataCondition,
