@@ -22,7 +22,7 @@ function canRunTypeScript() {
 // `import` streams a whole file through validation at a high allocation rate: left to itself, V8
 // grows its young generation by ~100 MB it does not need (the live heap stays ~50 MB). Heap flags
 // take effect only when a process starts, so an import runs in a Node of its own with them.
-const NODE_FLAGS = process.argv[2] === 'import' ? ['--max-semi-space-size=16'] : [];
+const NODE_FLAGS = process.argv[2] === 'import' ? ['--max-semi-space-size=8'] : [];
 
 function handOver(node) {
   const child = spawn(node, [...NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: 'inherit' });

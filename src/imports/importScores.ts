@@ -1,12 +1,13 @@
 // The lead scores of an events import (src/imports/scoreQueries.ts says how): the pairs of rules
 // SQL can decide, then those of cooldown rules decided in Node a page of contacts at a time, then
-// one statement for every change. Contacts whose score could reach the clamp are scored event by
-// event, as ingest scores them.
+// one statement for every change (and one contact.score_changed per contact whose score moved).
+// Contacts whose score could reach the clamp are scored event by event, as ingest scores them.
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import {
   type ActiveRuleRow,
   emitScoreChanges,
+  type RecordedChange,
   SCORE_LIMIT,
   type ScoredEvent,
   scoreEvents,
@@ -59,6 +60,24 @@ async function fireWithCooldown(tx: Tx, options: ScoreOptions, rule: OrderedRule
   }
 }
 
+/**
+ * One change per contact, from its score before the import to its score after (README "Import":
+ * a webhook consumer wants the net move, the score history keeps every rule's step).
+ */
+function netChanges(changes: readonly RecordedChange[]): RecordedChange[] {
+  const net = new Map<string, RecordedChange>();
+  for (const change of changes) {
+    const first = net.get(change.contactId);
+    net.set(change.contactId, {
+      ...change,
+      ruleId: null,
+      eventId: null,
+      previousScore: first ? first.previousScore : change.previousScore,
+    });
+  }
+  return [...net.values()].filter((change) => change.score !== change.previousScore);
+}
+
 /** The per-event path (src/scoring/apply.ts) for one page of contacts. */
 async function scoreEventByEvent(tx: Tx, options: ScoreOptions, contactIds: string[]) {
   const { workspaceId, rules } = options;
@@ -77,7 +96,7 @@ async function scoreEventByEvent(tx: Tx, options: ScoreOptions, contactIds: stri
     reason: 'rule' as const,
   }));
   if (changes.length === 0) return 0;
-  if (options.emit) await emitScoreChanges(tx, workspaceId, changes);
+  if (options.emit) await emitScoreChanges(tx, workspaceId, netChanges(changes));
   const { rows, scores: final } = scoreRows(changes);
   await tx.query(sql.type(z.object({ n: z.number() }))`
     with ${scoreWrites(workspaceId, rows, final)} select count(*)::int as n from scored

@@ -3,8 +3,9 @@
 // the first matching event of a contact the rule never scored), in Node for rules with a cooldown
 // (a chain: each scoring event restarts the span), as ingest decides them. The pairs go to one
 // table; a window sum over each contact's pairs in event order then gives every change its
-// previous and new score, and one statement writes the history rows, the final scores and the
-// contact.score_changed events. Ids come from one head and a counter (src/imports/bulkIds.ts).
+// previous and new score, and one statement writes the history rows, the final scores and one
+// contact.score_changed per contact whose score moved (the net move of the import, README "Import").
+// Ids come from one head and a counter (src/imports/bulkIds.ts).
 import type { FragmentSqlToken as Fragment } from 'slonik';
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
@@ -159,16 +160,18 @@ export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolea
       select ${workspaceId}, ${idHead('scoreChange')} || lpad(upper(to_hex(nth)), 10, '0'),
         contact_id, rule_id, event_id, 'rule', score - points, score
       from ordered
+    ), final as (
+      select distinct on (contact_id) contact_id, score, nth from ordered order by contact_id, nth desc
     ), emitted as (
       insert into outgoing_events (id, workspace_id, type, data)
-      select ${idHead('outgoingEvent')} || lpad(upper(to_hex(nth)), 10, '0'), ${workspaceId},
+      select ${idHead('outgoingEvent')} || lpad(upper(to_hex(f.nth)), 10, '0'), ${workspaceId},
         'contact.score_changed', jsonb_build_object(
-          'contactId', contact_id, 'previousScore', score - points, 'score', score, 'ruleId', rule_id)
-      from ordered where ${emit}
+          'contactId', f.contact_id, 'previousScore', c.lead_score, 'score', f.score, 'ruleId', null)
+      from final f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      where ${emit} and f.score <> c.lead_score
     ), scored as (
       update contacts c set lead_score = f.score
-      from (select distinct on (contact_id) contact_id, score from ordered order by contact_id, nth desc) f
-      where c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      from final f where c.workspace_id = ${workspaceId} and c.id = f.contact_id
     )
     select count(*)::int as n from ordered
   `);

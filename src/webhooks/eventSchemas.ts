@@ -29,7 +29,11 @@ const DATA: Record<OutgoingEventType, Record<string, z.ZodType>> = {
     contactId: id,
     previousScore: z.number().int(),
     score: z.number().int(),
-    ruleId: id.nullable(),
+    ruleId: id.nullable().openapi({
+      description:
+        'The rule that scored; null for decay, merges and imports (an import sends one change per ' +
+        'contact: its score before the import and after).',
+    }),
   },
   'segment.entered': { segmentId: id, contactId: id },
   'segment.exited': { segmentId: id, contactId: id },

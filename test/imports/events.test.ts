@@ -1,7 +1,7 @@
 // `switchboard import events`: contacts found or created, scores, segments and webhook events
 // set-wise, idempotent row ids, all-or-nothing by default, --dry-run, --json.
 import { expect } from 'chai';
-import { createContact, workspace } from '../events/support.ts';
+import { createContact, outgoing, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import {
   countRows,
@@ -90,9 +90,12 @@ describe('import events', function () {
     expect(await outboxTypes(workspaceId)).to.deep.include({
       'contact.created': 3, // bob through the API, ann and the device by the import
       'event.tracked': 4,
-      'contact.score_changed': 3,
+      'contact.score_changed': 2, // one per contact, its net move: ann +25 twice, bob +25
       'segment.entered': 2,
     });
+    const moves = await outgoing(workspaceId, 'contact.score_changed');
+    expect(moves).to.deep.include({ contactId: ann.id, previousScore: 0, score: 50, ruleId: null });
+    expect(moves).to.deep.include({ contactId: known.id, previousScore: 0, score: 25, ruleId: null });
     expect(await stagingTables()).to.equal(0);
   });
 
