@@ -122,7 +122,11 @@ describe('web push sending', function () {
     push.answer(busy.subscription.endpoint, { status: 429, headers: { 'Retry-After': '4' } });
 
     const deferredId = await sendPushStep(ws, busyContact, STEP);
-    const deferred = await messageWhen(ws, deferredId, 'queued');
+    // Queued from its creation: wait for the attempt the 429 deferred.
+    const deferred = await eventually(async () => {
+      const got = await ws.client.get(`${ws.base}/messages/${deferredId}`);
+      return got.body.status === 'queued' && got.body.attempts >= 1 ? got.body : null;
+    });
     const waited = Date.parse(deferred.nextAttemptAt) - Date.parse(deferred.updatedAt);
     // The schedule's first delay is 1 s in tests; Retry-After asked for 4.
     expect(waited).to.be.within(3_500, 4_500);
