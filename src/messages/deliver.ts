@@ -245,7 +245,11 @@ export function buildTelegram(app: Services, message: MessageRow, context: Deliv
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
   const token = signUnsubscribeToken(app.config, message.id);
   const url = unsubscribeUrlOf(app.config, token);
-  const rendered = renderEmail(message.template, templateVariables(app, message, context, url), cacheKeyOf(message));
+  const rendered = renderEmail(
+    message.template,
+    templateVariables(app, message, context, url),
+    cacheKeyOf(message),
+  );
   const switches = { opens: context.track_opens, clicks: context.track_clicks };
   return {
     channel: 'email',
