@@ -26,7 +26,10 @@ type OutboxRow = { id: string; workspace_id: string; type: string; data: Record<
 /** Emits on `tx` made inside `collectEmits(tx, …)`: held back and written in one statement. */
 const collecting = new AsyncLocalStorage<{ tx: Db; rows: OutboxRow[] }>();
 
-/** Records several events in one statement (batch ingest emits thousands). */
+/**
+ * Records several events in one statement (batch ingest emits thousands); only those some endpoint
+ * listens to are kept. The ids returned are those the kept rows carry.
+ */
 export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => ({
@@ -54,12 +57,25 @@ export async function collectEmits<T>(tx: Db, work: () => Promise<T>): Promise<T
   return result;
 }
 
+/**
+ * Writes the rows some active OUTBOUND endpoint of their workspace subscribes to (an empty list
+ * takes every type) and drops the rest: nobody would receive them. The check is in the insert
+ * itself (on webhook_endpoints_fanout_idx), so it costs no round trip and needs no cache that the
+ * web and worker processes could hold stale. The statement's snapshot sees every endpoint
+ * committed before it started, so a transaction that begins after an endpoint's creation
+ * committed records its events for it (README "Webhooks", "Who receives what").
+ */
 async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(sql.prepared('outbox.insert', VoidRow)`
     insert into outgoing_events (id, workspace_id, type, data)
-    select id, workspace_id, type, data
+    select r.id, r.workspace_id, r.type, r.data
     from jsonb_to_recordset(${jsonbRows(rows)}) as r(id text, workspace_id text, type text, data jsonb)
+    where exists (
+      select 1 from webhook_endpoints e
+      where e.workspace_id = r.workspace_id and e.active and e.direction = 'OUTBOUND'
+        and (e.events = '{}' or r.type = any(e.events))
+    )
   `);
 }
 

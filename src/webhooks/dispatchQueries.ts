@@ -10,18 +10,25 @@ const OutgoingEventRow = z.object({
   type: z.string(),
   data: z.record(z.string(), z.unknown()),
   occurred_at: z.string(),
+  /** occurred_at in microseconds since the epoch: exact, unlike the ISO string's milliseconds. */
+  occurred_us: z.number(),
 });
 export type OutgoingEventRow = z.infer<typeof OutgoingEventRow>;
 
 /** Oldest events not yet fanned out; rows other workers hold are skipped, not waited for. */
 export async function claimOutgoingEvents(tx: Tx, limit: number) {
   return tx.any(sql.type(OutgoingEventRow)`
-    select id, workspace_id, type, data, occurred_at from outgoing_events
+    select id, workspace_id, type, data, occurred_at, ${microseconds('occurred_at')} as occurred_us
+    from outgoing_events
     where fanned_out_at is null
     order by occurred_at
     limit ${limit}
     for update skip locked
   `);
+}
+
+function microseconds(column: string) {
+  return sql.fragment`(extract(epoch from ${sql.identifier(column.split('.'))}) * 1000000)::int8`;
 }
 
 const TargetRow = z
@@ -30,6 +37,8 @@ const TargetRow = z
     workspace_id: z.string(),
     events: z.array(z.string()),
     url: z.string(),
+    /** Events whose transaction began earlier are not this endpoint's (README "Who receives what"). */
+    receives_since_us: z.number(),
     stored_secrets: z.array(StoredSigningSecret),
   })
   .transform(({ stored_secrets, ...row }) => ({
@@ -40,7 +49,8 @@ export type TargetRow = z.infer<typeof TargetRow>;
 
 export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly string[]) {
   return tx.any(sql.type(TargetRow)`
-    select e.id, e.workspace_id, e.events, e.url, ${liveStoredSecrets} as stored_secrets
+    select e.id, e.workspace_id, e.events, e.url, ${microseconds('e.receives_since')} as receives_since_us,
+      ${liveStoredSecrets} as stored_secrets
     from webhook_endpoints e
     where e.workspace_id = any(${sql.array(workspaceIds as string[], 'text')})
       and e.active and e.direction = 'OUTBOUND'

@@ -108,8 +108,11 @@ export async function updateEndpoint(
     sets.push(sql.fragment`signature_scheme = ${changes.signatureScheme}`);
   if (changes.active !== undefined) {
     sets.push(sql.fragment`active = ${changes.active}`);
-    // Re-activation starts a clean slate: the old reason and failure streak no longer apply.
-    if (changes.active) sets.push(sql.fragment`disabled_reason = null, failing_since = null`);
+    // Re-activation starts a clean slate: the old reason and failure streak no longer apply, and
+    // the endpoint receives the events emitted from now on, none recorded while it was disabled.
+    if (changes.active)
+      sets.push(sql.fragment`disabled_reason = null, failing_since = null,
+        receives_since = case when active then receives_since else now() end`);
   }
   return db.maybeOne(sql.type(EndpointRow)`
     update webhook_endpoints set ${sql.join(sets, sql.fragment`, `)}

@@ -1,5 +1,5 @@
 // Fan-out: each outgoing event becomes one message per active OUTBOUND endpoint subscribed to its
-// type, with its first attempt due now. The body is serialised here, once, and stored: every
+// type that listened when the event's transaction began, with its first attempt due now. The body is serialised here, once, and stored: every
 // attempt sends these exact bytes, so signatures and receivers' dedupe see the same payload.
 import type { DatabasePool } from 'slonik';
 import { newId } from '../db/ids.ts';
@@ -18,8 +18,13 @@ export function messageBody(event: string, timestamp: string, data: unknown): st
   return JSON.stringify({ event, timestamp, data });
 }
 
-function subscribed(endpoint: TargetRow, type: string): boolean {
-  return endpoint.events.length === 0 || endpoint.events.includes(type);
+/**
+ * An endpoint receives the events of its types emitted since it began to listen (created or
+ * re-enabled): one recorded earlier for another endpoint is not history it should expect.
+ */
+function receives(endpoint: TargetRow, event: OutgoingEventRow): boolean {
+  if (event.occurred_us < endpoint.receives_since_us) return false;
+  return endpoint.events.length === 0 || endpoint.events.includes(event.type);
 }
 
 type Planned = { message: NewMessage; endpoint: TargetRow };
@@ -29,7 +34,7 @@ function plan(events: readonly OutgoingEventRow[], endpoints: readonly TargetRow
   const planned: Planned[] = [];
   for (const event of events) {
     const targets = (byWorkspace.get(event.workspace_id) ?? []).filter((endpoint) =>
-      subscribed(endpoint, event.type),
+      receives(endpoint, event),
     );
     if (targets.length === 0) continue;
     const body = messageBody(event.type, event.occurred_at, event.data);

@@ -134,14 +134,22 @@ export const EndpointSchema = z
     signatureScheme: SignatureSchemeSchema.nullable().openapi({
       description: 'Null for OUTBOUND endpoints.',
     }),
-    active: z.boolean(),
+    active: z.boolean().openapi({
+      description:
+        'Re-enabled, it receives the events emitted from then on (none from while it was disabled).',
+    }),
     disabledReason: z.string().nullable().openapi({
       description: 'Why the service disabled the endpoint (410 Gone, or failing for days); null otherwise.',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('WebhookEndpoint');
+  .openapi('WebhookEndpoint', {
+    description:
+      'An OUTBOUND endpoint receives the events of its types emitted after it was created (or re-enabled): ' +
+      'every event of a transaction that began after its creation committed, none from before. Events ' +
+      'of a type no active endpoint subscribes to are not recorded, so there is no history to replay.',
+  });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
 export const ListedEndpointSchema = EndpointSchema.extend({

@@ -23,6 +23,10 @@ const counted = z.object({ n: z.number() });
 
 async function seed(db: DatabasePool) {
   await db.query(sql.unsafe`insert into workspaces (id, name) values ('ws_crash', 'Crash test')`);
+  // Someone listens to campaign.completed, so the outbox records it.
+  await db.query(sql.unsafe`
+    insert into webhook_endpoints (workspace_id, id, name, direction, url, events)
+    values ('ws_crash', 'wh_crash', 'Listener', 'OUTBOUND', 'http://127.0.0.1:9/', '{campaign.completed}')`);
   await db.query(sql.unsafe`
     insert into contacts (workspace_id, id, email)
     select 'ws_crash', 'ct_' || lpad(n::text, 5, '0'), 'c' || n || '@crash.test' from generate_series(1, ${MEMBERS}) n`);

@@ -2,11 +2,13 @@
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
-import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { keyClient, listenToEveryEvent, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
-export async function workspace() {
+/** `listening` (default): an endpoint takes every event type, so the outbox records them all. */
+export async function workspace({ listening = true } = {}) {
   const { client, workspaceId } = await workspaceWithAdmin();
+  if (listening) await listenToEveryEvent(client, workspaceId);
   const base = `/api/workspaces/${workspaceId}`;
   return {
     admin: client,

@@ -1,7 +1,7 @@
 // Forms tests' helpers: a workspace with a forms key, and a newsletter form.
 import { expect } from 'chai';
 import type { Client } from '../support/client.ts';
-import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { keyClient, listenToEveryEvent, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
 export const NEWSLETTER = {
@@ -18,6 +18,7 @@ export const NEWSLETTER = {
 
 export async function formsWorkspace(admin?: Client, workspaceId?: string) {
   const owner = admin && workspaceId ? { client: admin, workspaceId } : await workspaceWithAdmin('Forms Co');
+  if (!workspaceId) await listenToEveryEvent(owner.client, owner.workspaceId); // tests read the outbox
   const { client } = await keyClient(owner.client, owner.workspaceId, [
     'forms:read',
     'forms:write',

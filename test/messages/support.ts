@@ -8,7 +8,7 @@ import { closeChannels } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
 import { headerValues, type SmtpSink, startSmtpSink } from '../channels/smtpSink.ts';
 import type { Client } from '../support/client.ts';
-import { eventually, keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { eventually, keyClient, listenToEveryEvent, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 
 export type Received = { to: string[]; mail: ParsedMail; headers: Record<string, string> };
@@ -49,9 +49,13 @@ export function suiteSink(): Sink {
   return sink;
 }
 
-/** A workspace with an API key for messages and, given a sink, its email channel pointed at it. */
-export async function messagingWorkspace(sink?: Sink) {
+/**
+ * A workspace with an API key for messages and, given a sink, its email channel pointed at it.
+ * `listening` (default): an endpoint takes every event type, so the outbox records them all.
+ */
+export async function messagingWorkspace(sink?: Sink, { listening = true } = {}) {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');
+  if (listening) await listenToEveryEvent(admin, workspaceId);
   if (sink) {
     const channel = await admin.put(`/api/workspaces/${workspaceId}/channels/email`, {
       host: '127.0.0.1',

@@ -5,13 +5,20 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { activeCampaign, outgoing } from '../messages/support.ts';
 import { Client } from '../support/client.ts';
-import { eventually, keyClient, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import {
+  eventually,
+  keyClient,
+  listenToEveryEvent,
+  uniqueEmail,
+  workspaceWithAdmin,
+} from '../support/factories.ts';
 import type { BrowserSubscription, FakePushService } from './fakePushService.ts';
 
 export const SHOP_ORIGIN = 'https://shop.example.com';
 
 export async function pushWorkspace() {
   const { client: admin, workspaceId } = await workspaceWithAdmin('Acme Shop');
+  await listenToEveryEvent(admin, workspaceId); // the tests read the outgoing events
   const base = `/api/workspaces/${workspaceId}`;
   const { client } = await keyClient(admin, workspaceId, [
     'messages:read',

@@ -1,4 +1,6 @@
 // Plain async factories: every test builds its own users, workspaces and keys through the API.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Client } from './client.ts';
 
@@ -70,4 +72,33 @@ export function expectProblem(
   expect(body.title).to.be.a('string');
   expect(body.detail).to.be.a('string');
   return body;
+}
+
+let listener: Promise<string> | undefined;
+
+/** A local receiver that takes every webhook with 204, started once and never holding the process open. */
+function listenerUrl(): Promise<string> {
+  listener ??= new Promise((resolve) => {
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    receiver.listen(0, '127.0.0.1', () => {
+      receiver.unref();
+      resolve(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/listener`);
+    });
+  });
+  return listener;
+}
+
+/**
+ * An endpoint subscribed to every type, so the workspace's outgoing events are recorded: the
+ * outbox keeps only the events some endpoint listens to.
+ */
+export async function listenToEveryEvent(admin: Client, workspaceId: string): Promise<void> {
+  const created = await admin.post(`/api/workspaces/${workspaceId}/webhooks`, {
+    name: 'Every event',
+    url: await listenerUrl(),
+  });
+  expect(created.status, created.text).to.equal(201);
 }
