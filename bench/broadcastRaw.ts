@@ -1,5 +1,5 @@
 // The raw figure of bench/broadcast.ts: the messages the broadcast sent, rendered again here with
-// the same templates, variables and headers as the worker's (before the clock starts), then sent
+// the same templates, variables, tracking and headers as the worker's (before the clock starts), then sent
 // through one pooled nodemailer transport with as many connections as ours and no reconnects,
 // into the same sink. What the engine adds (jobs, claims, outcomes, webhooks) is the difference.
 import nodemailer, { type SendMailOptions } from 'nodemailer';
@@ -17,9 +17,24 @@ async function renderer() {
   const { config } = await import('../src/config.ts');
   const { templateVariables } = await import('../src/messages/index.ts');
   const { renderEmail } = await import('../src/templates/index.ts');
-  const { unsubscribeUrl } = await import('../src/messages/index.ts');
+  const { unsubscribeUrl, addTracking } = await import('../src/messages/index.ts');
   const { mailOptions } = await import('../src/channels/email/send.ts');
-  return { config: config(), templateVariables, renderEmail, unsubscribeUrl, mailOptions };
+  return { config: config(), templateVariables, renderEmail, unsubscribeUrl, addTracking, mailOptions };
+}
+
+/**
+ * Renders again when liquidjs' render time limit stopped a render: rendering all the messages in
+ * one loop grows this process's heap to hundreds of MB, and one garbage collection pause can outlast
+ * the limit (250 ms) on a loaded machine. A template that is slow by itself fails every time.
+ */
+function renderAgainOnPause<T>(render: () => T): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return render();
+    } catch (error) {
+      if (attempt === 3 || !String((error as Error).message).includes('render limit')) throw error;
+    }
+  }
 }
 
 /** Every message of the campaign as nodemailer options, rendered as the worker rendered them. */
@@ -33,7 +48,11 @@ export async function renderCampaign(
   await client.connect();
   const { rows } = await client.query<Row>(
     `select m.*, c.email, c.first_name, c.last_name, c.phone, c.attributes, c.lead_score,
-       w.name as workspace_name, cmp.name as campaign_name, null as event_type, null as event_metadata
+       w.name as workspace_name, cmp.name as campaign_name, null as event_type, null as event_metadata,
+       coalesce((w.tracking->>'opens')::boolean, true) and coalesce((cmp.tracking->>'opens')::boolean, true)
+         as track_opens,
+       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
+         as track_clicks
      from messages m join contacts c on c.id = m.contact_id join workspaces w on w.id = m.workspace_id
        join campaigns cmp on cmp.id = m.campaign_id
      where m.campaign_id = $1 order by m.id`,
@@ -47,13 +66,19 @@ export async function renderCampaign(
       row as never,
       row as never,
     );
-    const rendered = service.renderEmail(row.template, variables, `bench:${campaignId}`);
+    const rendered = renderAgainOnPause(() =>
+      service.renderEmail(row.template, variables, `bench:${campaignId}`),
+    );
     const unsubscribe = { url: service.unsubscribeUrl(service.config as Config, row.id) };
+    // The HTML as the worker sent it: with its tracking links, honeypot and pixel.
+    const switches = { opens: row.track_opens as boolean, clicks: row.track_clicks as boolean };
+    const html = service.addTracking(service.config, rendered.html, row.id, switches);
     return service.mailOptions(settings, {
       channel: 'email',
       id: row.id,
       to: row.email,
       ...rendered,
+      html,
       unsubscribe,
     });
   });

@@ -191,6 +191,9 @@ const environmentSchema = z.object({
   // A send job a killed worker took is retried after this; the claim makes a retry safe (it sends
   // only what nobody claimed), so it can be short: a message is never left queued for long.
   MESSAGE_SEND_JOB_EXPIRE_SECONDS: wholeNumber(30, 86_400, ' of seconds').default(300),
+  // Sends in flight per workspace and channel per worker: a message is rendered when one of these
+  // is free, so a broadcast keeps the pooled connections busy without holding hundreds rendered.
+  MESSAGE_SENDS_IN_FLIGHT: wholeNumber(1, 1_000).default(20),
   // Web push: browsers hand us subscription endpoints, so only the known push services are
   // reachable unless this is set (a local push service in development and tests; never production).
   PUSH_ALLOW_ANY_ENDPOINT: booleanFlag.default(false),

@@ -45,6 +45,17 @@ export async function lockEnrollments(db: Db, enrollmentIds: readonly string[]) 
   `);
 }
 
+/**
+ * The ids again as an array, beside a jsonb_to_recordset join: the planner takes the row set for
+ * 100 rows of unknown ids and hash-joined it against a scan of every enrollment (a broadcast page
+ * then cost a read of the whole table); `id = any(array)` makes it look each one up by index.
+ */
+const idArray = (rows: readonly { id: string }[]) =>
+  sql.array(
+    rows.map((row) => row.id),
+    'text',
+  );
+
 type Moved = { id: string; stepKey: string; cohorts: Record<string, number> };
 
 /** moveEnrollment (due now) for many, in one statement. */
@@ -60,7 +71,7 @@ export async function moveEnrollments(db: Db, moves: readonly Moved[]) {
     update enrollments e set step_key = r.step_key, current_step = r.current_step, next_step_at = null,
       held = false, cohorts = r.cohorts
     from jsonb_to_recordset(${jsonbRows(rows)}) as r(id text, step_key text, current_step int, cohorts jsonb)
-    where e.id = r.id
+    where e.id = r.id and e.id = any(${idArray(rows)})
   `);
 }
 
@@ -75,7 +86,7 @@ export async function completeEnrollments(
     update enrollments e set status = 'completed', exit_reason = null, step_key = null, next_step_at = null,
       held = false, completed_at = now(), cohorts = r.cohorts
     from jsonb_to_recordset(${jsonbRows(rows)}) as r(id text, cohorts jsonb)
-    where e.id = r.id
+    where e.id = r.id and e.id = any(${idArray(rows)})
     returning e.id, e.completed_at
   `);
   const completedAt = new Map(ended.map((row) => [row.id, row.completed_at]));

@@ -12,8 +12,13 @@
 // the claim leaves it out until it has one.
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
-import { createHash } from 'node:crypto';
-import { type OutgoingMessage, type PushMessage, type SendFailure, sendMessage } from '../channels/index.ts';
+import {
+  type OutgoingMessage,
+  type PushMessage,
+  type SendFailure,
+  type SendOutcome,
+  sendMessage,
+} from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
 import {
   renderEmail,
@@ -27,8 +32,9 @@ import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts'
 import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
 import { claimMessages, findMessagesByIds, type MessageRow, type MessageStatus } from './queries.ts';
 import { reserveSlots } from './sendRate.ts';
+import { takeSendSlot } from './sendSlots.ts';
 import { findSuppressions } from './subscriptionQueries.ts';
-import { signUnsubscribeToken, unsubscribeUrl } from './tokens.ts';
+import { signUnsubscribeToken, unsubscribeUrl, unsubscribeUrlOf } from './tokens.ts';
 import { isWebUrl, publicBase, signMessageToken } from './trackingTokens.ts';
 import { addTracking } from './trackLinks.ts';
 
@@ -114,17 +120,26 @@ async function attempt(
   if (suppressed || !context) {
     return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
   }
+  const release = await takeSendSlot(
+    `${claimed.workspace_id} ${claimed.channel}`,
+    app.config.MESSAGE_SENDS_IN_FLIGHT,
+  );
   let outgoing: OutgoingMessage;
+  let outcome: SendOutcome;
   try {
-    outgoing = buildOutgoing(app, claimed, context);
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    return recordFailure(app, claimed, templateErrorText(error));
+    try {
+      outgoing = buildOutgoing(app, claimed, context);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      return recordFailure(app, claimed, templateErrorText(error));
+    }
+    outcome = await sendMessage(app, claimed.workspace_id, outgoing).catch((error: unknown) => ({
+      status: 'retry' as const,
+      error: `channel error: ${(error as Error).message}`,
+    }));
+  } finally {
+    release();
   }
-  const outcome = await sendMessage(app, claimed.workspace_id, outgoing).catch((error: unknown) => ({
-    status: 'retry' as const,
-    error: `channel error: ${(error as Error).message}`,
-  }));
   const recipient = recipientOf(outgoing);
   if (outcome.status === 'sent') return { message: claimed, recipient, outcome };
   return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
@@ -158,6 +173,7 @@ export function templateVariables(
   app: Services,
   message: MessageRow,
   context: DeliveryContext,
+  unsubscribe = unsubscribeUrl(app.config, message.id),
 ): TemplateVariables {
   // The caller's data first: the built-in names (contact, workspace, unsubscribe_url …) win.
   return {
@@ -178,15 +194,17 @@ export function templateVariables(
       : {}),
     workspace: { name: context.workspace_name },
     message: { id: message.id },
-    unsubscribe_url: unsubscribeUrl(app.config, message.id),
+    unsubscribe_url: unsubscribe,
   };
 }
 
-/** Campaign templates are parsed once per version of their source; one-off ones are not kept. */
+/**
+ * Campaign templates are parsed once per campaign step (the templates kit keys them by their
+ * source too, so a changed step is parsed anew); one-off ones are not kept.
+ */
 function cacheKeyOf(message: MessageRow): string | undefined {
   if (!message.campaign_id) return undefined;
-  const source = createHash('sha256').update(JSON.stringify(message.template)).digest('base64url');
-  return `${message.campaign_id}:${message.step_key ?? ''}:${source}`;
+  return `${message.campaign_id}:${message.step_key ?? ''}`;
 }
 
 function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
@@ -225,9 +243,11 @@ export function buildTelegram(app: Services, message: MessageRow, context: Deliv
  * the plain links and never shows the honeypot).
  */
 function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+  const token = signUnsubscribeToken(app.config, message.id);
+  const url = unsubscribeUrlOf(app.config, token);
   const rendered = renderEmail(
     message.template,
-    templateVariables(app, message, context),
+    templateVariables(app, message, context, url),
     cacheKeyOf(message),
   );
   const switches = { opens: context.track_opens, clicks: context.track_clicks };
@@ -237,10 +257,7 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
     to: context.email!,
     ...rendered,
     html: addTracking(app.config, rendered.html, message.id, switches),
-    unsubscribe: {
-      url: unsubscribeUrl(app.config, message.id),
-      token: signUnsubscribeToken(app.config, message.id),
-    },
+    unsubscribe: { url, token },
   };
 }
 

@@ -242,7 +242,10 @@ export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Pr
         next_attempt_at = null, rendered_at = now(), sent_at = now()
     from jsonb_to_recordset(${jsonbRows(rows)})
       as r(id text, recipient text, provider_id text, provider_response text)
-    where m.id = r.id and m.status = 'sending'
+    where m.id = r.id and m.id = any(${sql.array(
+      rows.map((row) => row.id),
+      'text',
+    )}) and m.status = 'sending'
     returning m.id
   `);
   return new Set(ids);

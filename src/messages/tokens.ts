@@ -49,6 +49,11 @@ export function verifyUnsubscribeToken(config: Config, token: string): string | 
 
 /** The public one-click URL (PUBLIC_URL, else the address the web process serves on). */
 export function unsubscribeUrl(config: Config, messageId: string): string {
+  return unsubscribeUrlOf(config, signUnsubscribeToken(config, messageId));
+}
+
+/** unsubscribeUrl for a token already signed (a send needs both, and signing is an HMAC). */
+export function unsubscribeUrlOf(config: Config, token: string): string {
   const base = (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, '');
-  return `${base}/u/${signUnsubscribeToken(config, messageId)}`;
+  return `${base}/u/${token}`;
 }

@@ -10,6 +10,7 @@ import {
   PutSesFeedbackBody,
 } from './feedbackSchemas.ts';
 import { putFeedbackEndpoint, putPostmarkEndpoint, toFeedbackEndpoint } from './feedbackService.ts';
+import { forgetEmailSending } from './send.ts';
 
 const tags = ['Channels'];
 const path = '/api/workspaces/{workspaceId}/channels/email/feedback';
@@ -114,6 +115,7 @@ export const emailFeedbackRoutes = [
             'Feedback endpoint',
             `This workspace has no ${provider} feedback endpoint.`,
           );
+        forgetEmailSending(workspaceId);
         return { status: 204 };
       },
     }),

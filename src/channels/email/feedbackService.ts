@@ -13,6 +13,7 @@ import {
   upsertFeedbackEndpoint,
 } from './feedbackQueries.ts';
 import type { PutPostmarkFeedbackBody } from './feedbackSchemas.ts';
+import { forgetEmailSending } from './send.ts';
 
 // The context channelSecretStores (key rotation) rebuilds: keep the two in step.
 const secretContext = (workspaceId: string, name: string) => `${workspaceId}:feedback:postmark:${name}`;
@@ -25,7 +26,9 @@ export async function putFeedbackEndpoint(
   provider: Exclude<FeedbackProvider, 'postmark'>,
   settings: { topicArn: string } | { publicKey: string },
 ) {
-  return upsertFeedbackEndpoint(db, { workspaceId, provider, settings, secrets: {} });
+  const stored = await upsertFeedbackEndpoint(db, { workspaceId, provider, settings, secrets: {} });
+  forgetEmailSending(workspaceId); // its sends carry this provider's headers from now on
+  return stored;
 }
 
 /** One secret: the new value sealed, or the stored one while its name is unchanged, else a 400. */
@@ -61,7 +64,9 @@ export async function putPostmarkEndpoint(db: Db, workspaceId: string, body: Put
     basicAuth: body.basicAuth ? { username: body.basicAuth.username } : null,
     header: body.header ? { name: body.header.name } : null,
   };
-  return upsertFeedbackEndpoint(db, { workspaceId, provider: 'postmark', settings, secrets });
+  const saved = await upsertFeedbackEndpoint(db, { workspaceId, provider: 'postmark', settings, secrets });
+  forgetEmailSending(workspaceId);
+  return saved;
 }
 
 /** Postmark's credentials in clear, for the receiver's comparison only: never logged or answered. */

@@ -2,6 +2,7 @@ import { access, defineRoute } from '../../http/route.ts';
 import { WorkspaceParams } from '../../http/validation.ts';
 import { deleteChannelConfig } from '../queries.ts';
 import { EmailConfigSchema, PutEmailConfigBody, TestEmailBody, TestEmailResult } from './schemas.ts';
+import { forgetEmailSending } from './send.ts';
 import { getEmailConfigRow, noEmailChannel, putEmailConfig, toEmailConfig } from './service.ts';
 import { sendTestEmail } from './testMessage.ts';
 import { closeTransport } from './transport.ts';
@@ -46,10 +47,11 @@ export const emailChannelRoutes = [
     errors: {
       400: 'The request is invalid (problem+json lists each field): e.g. both smtpUrl and host, a private host address, a DKIM domain without a key.',
     },
-    handler: async ({ app, workspaceId, body }) => ({
-      status: 200,
-      body: toEmailConfig(await putEmailConfig(app.db, app.config, workspaceId, body)),
-    }),
+    handler: async ({ app, workspaceId, body }) => {
+      const stored = await putEmailConfig(app.db, app.config, workspaceId, body);
+      forgetEmailSending(workspaceId);
+      return { status: 200, body: toEmailConfig(stored) };
+    },
   }),
   defineRoute({
     method: 'delete',
@@ -63,6 +65,7 @@ export const emailChannelRoutes = [
     errors: { 404: 'The workspace does not exist here, or it has no email channel.' },
     handler: async ({ app, workspaceId }) => {
       if (!(await deleteChannelConfig(app.db, workspaceId, 'email'))) throw noEmailChannel();
+      forgetEmailSending(workspaceId);
       await closeTransport(workspaceId);
       return { status: 204 };
     },

@@ -142,26 +142,46 @@ export type Delivered = { accepted: string[]; response: string; messageId: strin
 
 type EmailSending = { row: ChannelConfigRow | null; providers: FeedbackProvider[] };
 
-const readsInFlight = new Map<string, Promise<EmailSending>>();
+/** How long a read of a workspace's email configuration serves the sends that start after it. */
+const SENDING_READ_MS = 1_000;
+
+type SendingRead = { read: Promise<EmailSending>; until: number };
+const sendingReads = new Map<string, SendingRead>();
 
 /**
  * The workspace's email configuration and the feedback providers its sends carry headers for.
- * Sends that start while a read of them is in flight share that read (a batch of a broadcast sends
- * fifty at once): a change takes effect within one read's time, as every send still reads the
- * rows, or joins a read, after it starts.
+ * One read serves every send that starts while it is in flight or within a second of it (a
+ * broadcast starts hundreds a second, one at a time as SMTP connections free up): a change made
+ * through another process takes effect within a second; one made through this process
+ * (forgetEmailSending) at once.
  */
 function currentEmailSending(app: AppContext, workspaceId: string): Promise<EmailSending> {
-  let read = readsInFlight.get(workspaceId);
-  if (!read) {
-    read = Promise.all([
+  const cached = sendingReads.get(workspaceId);
+  if (cached && performance.now() < cached.until) return cached.read;
+  const entry: SendingRead = {
+    until: Number.POSITIVE_INFINITY, // while in flight
+    read: Promise.all([
       findChannelConfig(app.db, workspaceId, 'email'),
       listFeedbackProviders(app.db, workspaceId),
-    ])
-      .then(([row, providers]) => ({ row, providers }))
-      .finally(() => readsInFlight.delete(workspaceId));
-    readsInFlight.set(workspaceId, read);
-  }
-  return read;
+    ]).then(([row, providers]) => ({ row, providers })),
+  };
+  sendingReads.set(workspaceId, entry);
+  const drop = () => {
+    if (sendingReads.get(workspaceId) === entry) sendingReads.delete(workspaceId);
+  };
+  entry.read.then(
+    () => {
+      entry.until = performance.now() + SENDING_READ_MS;
+      setTimeout(drop, SENDING_READ_MS).unref();
+    },
+    drop, // a failed read is not kept
+  );
+  return entry.read;
+}
+
+/** Sends from this process read the workspace's email configuration afresh (it just changed). */
+export function forgetEmailSending(workspaceId: string): void {
+  sendingReads.delete(workspaceId);
 }
 
 /** Sends or throws what nodemailer threw; null when the workspace has no email channel. */
