@@ -22,21 +22,6 @@ async function renderer() {
   return { config: config(), templateVariables, renderEmail, unsubscribeUrl, addTracking, mailOptions };
 }
 
-/**
- * Renders again when liquidjs' render time limit stopped a render: rendering all the messages in
- * one loop grows this process's heap to hundreds of MB, and one garbage collection pause can outlast
- * the limit (250 ms) on a loaded machine. A template that is slow by itself fails every time.
- */
-function renderAgainOnPause<T>(render: () => T): T {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return render();
-    } catch (error) {
-      if (attempt === 3 || !String((error as Error).message).includes('render limit')) throw error;
-    }
-  }
-}
-
 /** Every message of the campaign as nodemailer options, rendered as the worker rendered them. */
 export async function renderCampaign(
   databaseUrl: string,
@@ -66,9 +51,8 @@ export async function renderCampaign(
       row as never,
       row as never,
     );
-    const rendered = renderAgainOnPause(() =>
-      service.renderEmail(row.template, variables, `bench:${campaignId}`),
-    );
+    // A render a pause holds past the time limit is rendered again by the template kit itself.
+    const rendered = service.renderEmail(row.template, variables, `bench:${campaignId}`);
     const unsubscribe = { url: service.unsubscribeUrl(service.config as Config, row.id) };
     // The HTML as the worker sent it: with its tracking links, honeypot and pixel.
     const switches = { opens: row.track_opens as boolean, clicks: row.track_clicks as boolean };

@@ -3,7 +3,7 @@
 // triggers and scores move before the answer. The visitor is anonymous (`anonymousId`) unless the
 // page carries an identity token from the customer's backend.
 import { z } from 'zod';
-import { AnonymousId, JsonObject, text } from '../contacts/index.ts';
+import { JsonObject, text } from '../contacts/index.ts';
 import { ingestEvents, trackingFields } from '../events/index.ts';
 import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';

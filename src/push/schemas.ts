@@ -3,7 +3,6 @@
 // acknowledgements.
 import { z } from 'zod';
 import { PUSH_ENDPOINT_MAX_LENGTH } from '../channels/index.ts';
-import { AnonymousId, text } from '../contacts/index.ts';
 import { visitorIdentityFields } from '../publicEvents/index.ts';
 
 /** base64url (padding tolerated, as some browsers send it) of exactly `bytes` bytes. */
