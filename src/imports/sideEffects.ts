@@ -30,6 +30,8 @@ export type EffectOptions = {
   /** Whether anyone listens to contact.score_changed. */
   emitScores: boolean;
   pageSize: number;
+  /** Contacts per segment diff (only their ids come back to Node). */
+  segmentPageSize: number;
   onPage?: (contacts: number) => void;
   /** Ends a phase of the import's clock (scores, then segments). */
   lap?: (phase: string) => void;
@@ -94,7 +96,7 @@ export async function applyImportEffects(tx: Tx, options: EffectOptions): Promis
   options.lap?.('scores');
   let after = '';
   for (;;) {
-    const page = await affectedPage(tx, after, options.pageSize);
+    const page = await affectedPage(tx, after, options.segmentPageSize);
     if (page.length === 0) {
       options.lap?.('segments');
       return counts;
