@@ -44,7 +44,7 @@ const IMPORT_PAGE_CONTACTS = 500;
 /**
  * Contacts per segment diff (a page reads only their ids back). A million-event import for 100,000
  * contacts: 200 diffs of 500 took 9.9 s, 100 of 1,000 took 8.2 s (segments phase 13.4 → 10.4 s);
- * at 5,000 a diff took 7 s, its plan no longer per contact: larger is not better.
+ * at 5,000 a diff took 7 s (cause not found): larger is not better.
  */
 const IMPORT_SEGMENT_PAGE_CONTACTS = 1_000;
 
