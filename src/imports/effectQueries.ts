@@ -55,3 +55,14 @@ export async function insertEnrollments(tx: Tx, workspaceId: string, candidates:
   `);
   return new Set(ids);
 }
+
+/**
+ * Fresh statistics of segment_memberships once the import's first page has entered some: a diff
+ * probes each contact's membership by its key, and a table whose statistics predate the import
+ * (empty on a new installation) had the planner probe through (workspace, segment, entered_at)
+ * instead, reading every membership of the segment per probe (4.0 of a 4.3 s diff of 5,000
+ * contacts). ANALYZE counts the transaction's own rows; the prepared diff is replanned.
+ */
+export async function refreshMembershipStatistics(tx: Tx) {
+  await tx.query(sql.typeAlias('void')`analyze segment_memberships`);
+}

@@ -41,6 +41,13 @@ export type ImportOptions = {
 
 /** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
 const IMPORT_PAGE_CONTACTS = 500;
+/**
+ * Contacts per segment diff (a page reads only their ids back). A million-event import for 100,000
+ * contacts: 200 diffs of 500 took 9.9 s, 100 of 1,000 6.2 s, 20 of 5,000 5.4 s once the
+ * memberships' statistics are refreshed after the first page (refreshMembershipStatistics; before
+ * that a diff of 5,000 took 7 s).
+ */
+const IMPORT_SEGMENT_PAGE_CONTACTS = 5_000;
 
 /** The staging columns an events merge joins, groups and filters on (their statistics matter). */
 const EVENT_KEY_COLUMNS = ['row_key', 'contact_ref', 'email', 'anonymous_id', 'skip'];
@@ -182,6 +189,7 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
     triggerCampaigns: options.triggerCampaigns,
     emitScores: listens(types, 'contact.score_changed'),
     pageSize: IMPORT_PAGE_CONTACTS,
+    segmentPageSize: IMPORT_SEGMENT_PAGE_CONTACTS,
     lap,
   });
   const skips = await countSkips(tx, stagingName);
@@ -212,6 +220,7 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
     triggerCampaigns: options.triggerCampaigns,
     emitScores: false,
     pageSize: IMPORT_PAGE_CONTACTS,
+    segmentPageSize: IMPORT_SEGMENT_PAGE_CONTACTS,
     lap,
   });
   const skips = await countSkips(tx, stagingName);

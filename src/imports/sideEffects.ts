@@ -13,7 +13,12 @@ import { emitEnrollments, enrollForSegmentChanges, proposeEnrollments } from '..
 import type { Tx } from '../db/pool.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
 import { reevaluateSegmentsForContacts, type SegmentChange } from '../segments/index.ts';
-import { activeRules, insertEnrollments, triggeredCampaigns } from './effectQueries.ts';
+import {
+  activeRules,
+  insertEnrollments,
+  refreshMembershipStatistics,
+  triggeredCampaigns,
+} from './effectQueries.ts';
 import { stagedEvents } from './eventQueries.ts';
 import { scoreImport } from './importScores.ts';
 import { affectedPage } from './stagingQueries.ts';
@@ -30,6 +35,8 @@ export type EffectOptions = {
   /** Whether anyone listens to contact.score_changed. */
   emitScores: boolean;
   pageSize: number;
+  /** Contacts per segment diff (only their ids come back to Node). */
+  segmentPageSize: number;
   onPage?: (contacts: number) => void;
   /** Ends a phase of the import's clock (scores, then segments). */
   lap?: (phase: string) => void;
@@ -94,7 +101,7 @@ export async function applyImportEffects(tx: Tx, options: EffectOptions): Promis
   options.lap?.('scores');
   let after = '';
   for (;;) {
-    const page = await affectedPage(tx, after, options.pageSize);
+    const page = await affectedPage(tx, after, options.segmentPageSize);
     if (page.length === 0) {
       options.lap?.('segments');
       return counts;
@@ -105,6 +112,8 @@ export async function applyImportEffects(tx: Tx, options: EffectOptions): Promis
       options.events && definitions.types.length ? await stagedEvents(tx, ids, definitions.types) : [];
     counts.enrollments += await enrollForEvents(tx, options.workspaceId, definitions, events);
     const changes = await segmentPage(tx, options, page, counts.scoreChanges > 0);
+    if (counts.entered === 0 && changes.some((change) => change.change === 'entered'))
+      await refreshMembershipStatistics(tx);
     for (const change of changes) counts[change.change]++;
     options.onPage?.(page.length);
   }
