@@ -1,6 +1,6 @@
 // Shared set-up for contact, event and campaign tests: a workspace, its ADMIN and paths in it.
 import { expect } from 'chai';
-import { sql } from '../../src/db/pool.ts';
+import { sql, type Tx } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
 import { keyClient, listenToEveryEvent, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
@@ -38,26 +38,39 @@ export async function outgoing(workspaceId: string, type: string) {
   `);
 }
 
-/** Runs `work` while another transaction (a batch import, say) holds the contact's row lock. */
-export async function whileLocked<T>(contactId: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` while another transaction has run `hold` and stays open; that transaction rolls back
+ * once `work` settles, so what `hold` wrote is never kept.
+ */
+export async function whileHeld<T>(hold: (tx: Tx) => Promise<unknown>, work: () => Promise<T>): Promise<T> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  let locked!: () => void;
-  const lockTaken = new Promise<void>((resolve) => {
-    locked = resolve;
+  let held!: () => void;
+  const heldNow = new Promise<void>((resolve) => {
+    held = resolve;
   });
   const holder = server().context.db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`);
-    locked();
+    await hold(tx);
+    held();
     await released;
+    throw new Error('rolled back on purpose');
   });
-  await lockTaken;
+  // A failing `hold` rejects the holder before `held`: surface it instead of waiting forever.
+  await Promise.race([heldNow, holder]);
   try {
     return await work();
   } finally {
     release();
-    await holder;
+    await holder.catch(() => {});
   }
+}
+
+/** Runs `work` while another transaction (a batch import, say) holds the contact's row lock. */
+export function whileLocked<T>(contactId: string, work: () => Promise<T>): Promise<T> {
+  return whileHeld(
+    (tx) => tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`),
+    work,
+  );
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { sql, type Tx } from '../../src/db/pool.ts';
 import { refreshBudget, refreshSegments } from '../../src/segments/jobs.ts';
 import { lockSegment, lockSegmentForRefresh } from '../../src/segments/queries.ts';
-import { createContact, track, workspace } from '../events/support.ts';
+import { createContact, track, whileHeld, workspace } from '../events/support.ts';
 import { runCli } from '../support/cli.ts';
 import { server } from '../support/server.ts';
 import { ageEvents, ageRefreshes, createSegment, memberIds, outgoingEvents, whenReady } from './helpers.ts';
@@ -18,34 +18,12 @@ type Workspace = Awaited<ReturnType<typeof workspace>>;
  * Tracks `event` while another transaction has run `hold` and stays open (then rolls back):
  * 'stored' when ingest answered within 3 seconds, 'still waiting' when it queued behind the lock.
  */
-async function trackWhileHeld(
-  ctx: Workspace,
-  event: Record<string, unknown>,
-  hold: (tx: Tx) => Promise<void>,
-) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let held!: () => void;
-  const heldNow = new Promise<void>((resolve) => {
-    held = resolve;
-  });
-  const holder = server().context.db.transaction(async (tx) => {
-    await hold(tx);
-    held();
-    await released;
-    throw new Error('rolled back on purpose');
-  });
-  await heldNow;
-  try {
+function trackWhileHeld(ctx: Workspace, event: Record<string, unknown>, hold: (tx: Tx) => Promise<void>) {
+  return whileHeld(hold, () => {
     const tracked = track(ctx.admin, ctx.base, event);
     const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000));
-    return await Promise.race([tracked.then(() => 'stored'), waited]);
-  } finally {
-    release();
-    await holder.catch(() => {});
-  }
+    return Promise.race([tracked.then(() => 'stored'), waited]);
+  });
 }
 
 describe('segments: background computation and refresh', function () {
