@@ -1,8 +1,11 @@
 // `switchboard import events`: contacts found or created, scores, segments and webhook events
 // set-wise, idempotent row ids, all-or-nothing by default, --dry-run, --json.
 import { expect } from 'chai';
+import pg from 'pg';
+import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
 import { createContact, outgoing, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
+import { server } from '../support/server.ts';
 import {
   countRows,
   importFileOf,
@@ -97,6 +100,32 @@ describe('import events', function () {
     expect(moves).to.deep.include({ contactId: ann.id, previousScore: 0, score: 50, ruleId: null });
     expect(moves).to.deep.include({ contactId: known.id, previousScore: 0, score: 25, ruleId: null });
     expect(await stagingTables()).to.equal(0);
+  });
+
+  it('wakes the webhook dispatcher once it commits, instead of leaving its events to the fallback poll', async () => {
+    // Only scores and their webhook events, which the import writes in SQL: no feature's `emit` runs.
+    const { admin, base, workspaceId } = await workspace();
+    await created(admin, `${base}/scoring-rules`, { name: 'Purchase', eventType: 'purchase', points: 25 });
+    await created(admin, `${base}/webhooks`, {
+      name: 'scores',
+      url: 'https://example.com/hook',
+      events: ['contact.score_changed'],
+    });
+    const listener = new pg.Client({ connectionString: server().databaseUrl });
+    await listener.connect();
+    try {
+      await listener.query(`listen ${OUTBOX_CHANNEL}`);
+      // The API calls above notify after their commits too: let those arrive before listening for ours.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const woken = new Promise<string>((resolve) =>
+        listener.on('notification', (note) => resolve(note.channel)),
+      );
+      await importJson('events', importFileOf('ndjson', ndjson(purchases)), workspaceId);
+      const late = new Promise<string>((resolve) => setTimeout(() => resolve('no notification'), 2_000));
+      expect(await Promise.race([woken, late])).to.equal(OUTBOX_CHANNEL);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('imports nothing twice: a re-run skips every row whose id was imported', async () => {
