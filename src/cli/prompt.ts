@@ -35,9 +35,23 @@ function ask(question: string, hidden: boolean): Promise<string | null> {
   });
 }
 
-/** A new password: asked twice without echo on a terminal, else all of standard input. */
+/**
+ * A piped password: one line, or the same line twice (what a person types at the two prompts). A
+ * password is never several lines: taking them all would set one nobody could type at sign-in.
+ */
+export function pipedPassword(input: string): string {
+  const lines = input.split(/\r?\n/);
+  if (lines.length === 1) return lines[0];
+  if (lines.length === 2 && lines[0] === lines[1]) return lines[0];
+  if (lines.length === 2) throw new Error('the two passwords on standard input differ; nothing was changed');
+  throw new Error(
+    'standard input holds more than two lines: give the password on one line (or twice); nothing was changed',
+  );
+}
+
+/** A new password: asked twice without echo on a terminal, else read from standard input. */
 export async function readNewPassword(): Promise<string> {
-  if (!interactive()) return readStdin();
+  if (!interactive()) return pipedPassword(await readStdin());
   const password = await ask('Password: ', true);
   if (password === null) throw new Error('cancelled: no password was typed; nothing was changed');
   const again = await ask('Confirm password: ', true);

@@ -71,6 +71,20 @@ describe('CLI', function () {
     expect(signin.status).to.equal(200);
   });
 
+  it('admin create takes a piped password typed twice as that password, and refuses two that differ', async () => {
+    const { email } = await adminCreate([], 'typed twice\ntyped twice\n');
+    const signin = await new Client().post('/api/auth/signin', { email, password: 'typed twice' });
+    expect(signin.status).to.equal(200);
+
+    const other = uniqueEmail('differ');
+    const args = ['admin', 'create', '--email', other, '--name', 'D', '--workspace-name', 'W'];
+    const run = await cli(args, 'first try\nsecond try\n');
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.include('the two passwords on standard input differ');
+    const refused = await new Client().post('/api/auth/signin', { email: other, password: 'first try' });
+    expect(refused.status).to.equal(401);
+  });
+
   it('admin create on a terminal asks for the password twice without echoing it', async () => {
     const email = uniqueEmail('tty');
     const typed = 'typed at a terminal';
