@@ -1,7 +1,7 @@
 // SQL of the flow engine: an enrollment with its campaign, locked for its step; moving it on,
 // holding it, ending it; and campaign.completed once a finished campaign's last enrollment ends.
 import { z } from 'zod';
-import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import { type Db, idArray, jsonbRows, sql } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
 import type { Step } from './flow.ts';
 
@@ -44,17 +44,6 @@ export async function lockEnrollments(db: Db, enrollmentIds: readonly string[]) 
     for update of e
   `);
 }
-
-/**
- * The ids again as an array, beside a jsonb_to_recordset join: the planner takes the row set for
- * 100 rows of unknown ids and hash-joined it against a scan of every enrollment (a broadcast page
- * then cost a read of the whole table); `id = any(array)` makes it look each one up by index.
- */
-const idArray = (rows: readonly { id: string }[]) =>
-  sql.array(
-    rows.map((row) => row.id),
-    'text',
-  );
 
 type Moved = { id: string; stepKey: string; cohorts: Record<string, number> };
 

@@ -5,6 +5,7 @@
 //   query whose columns drift from its type fails loudly instead of leaking a wrong shape.
 import { createHash } from 'node:crypto';
 import {
+  type ArraySqlToken,
   createPool,
   createSqlTag,
   type DatabasePool,
@@ -62,6 +63,18 @@ export function preparedByText<T extends z.ZodType<QueryResultRow>>(
  */
 export function jsonbRows(rows: unknown): FragmentSqlToken {
   return sql.fragment`${JSON.stringify(rows)}::jsonb`;
+}
+
+/**
+ * The rows' ids as a text[] parameter. Beside a jsonb_to_recordset join, `id = any(ids)` lets the
+ * planner look each row up by its index: it takes a row set of unknown ids for 100 rows and would
+ * hash-join it against a scan of the whole table.
+ */
+export function idArray(rows: readonly { id: string }[]): ArraySqlToken {
+  return sql.array(
+    rows.map((row) => row.id),
+    'text',
+  );
 }
 
 export type Db = DatabasePool | DatabaseTransactionConnection;

@@ -6,7 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { sql as slonikSql } from 'slonik';
 import type { CliContext } from '../cli/context.ts';
 import type { Tx } from '../db/pool.ts';
-import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
+import { wakeOutbox } from '../outbox/emit.ts';
 import { requireWorkspace } from '../workspaces/index.ts';
 import { eventIdSequence, idSequence } from './bulkIds.ts';
 import { markRepeatedEmails, upsertContacts } from './contactQueries.ts';
@@ -236,14 +236,6 @@ async function mergeContacts(tx: Tx, options: ImportOptions, stagingName: string
   };
 }
 
-/**
- * The import wrote its webhook events set-wise, past `emit`: wake the dispatcher now rather than
- * leave them to its fallback poll (seconds later). A failed NOTIFY loses nothing: the poll finds them.
- */
-async function wakeWebhookDispatcher(context: CliContext): Promise<void> {
-  await context.db.query(slonikSql.unsafe`select pg_notify(${OUTBOX_CHANNEL}, '')`).catch(() => {});
-}
-
 export async function importFile(context: CliContext, options: ImportOptions) {
   await requireWorkspace(context, options.workspaceId);
   const started = Date.now();
@@ -274,7 +266,8 @@ export async function importFile(context: CliContext, options: ImportOptions) {
         return result;
       });
       clock.lap('commit');
-      await wakeWebhookDispatcher(context);
+      // Its webhook events were written set-wise, past `emit`: wake the dispatcher, no need to wait for its poll.
+      await wakeOutbox(context.db);
     } catch (error) {
       if (!(error instanceof DryRun)) throw error;
       merged = error.summary;

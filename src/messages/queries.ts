@@ -4,7 +4,7 @@ import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { noSendRate } from '../channels/index.ts';
 import { type PageWindow, selectPage } from '../db/paginate.ts';
-import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import { type Db, idArray, jsonbRows, sql } from '../db/pool.ts';
 
 export const CHANNELS = ['email', 'push', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -242,10 +242,7 @@ export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Pr
         next_attempt_at = null, rendered_at = now(), sent_at = now()
     from jsonb_to_recordset(${jsonbRows(rows)})
       as r(id text, recipient text, provider_id text, provider_response text)
-    where m.id = r.id and m.id = any(${sql.array(
-      rows.map((row) => row.id),
-      'text',
-    )}) and m.status = 'sending'
+    where m.id = r.id and m.id = any(${idArray(rows)}) and m.status = 'sending'
     returning m.id
   `);
   return new Set(ids);

@@ -81,6 +81,14 @@ async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<voi
 
 const notifying = new WeakMap<DatabasePool, { again: boolean }>();
 
+/**
+ * Wakes the webhook worker now, for rows written past `emit` (an import's set-wise statements).
+ * Never fails: the dispatcher's fallback poll finds the rows anyway.
+ */
+export async function wakeOutbox(db: Db): Promise<void> {
+  await db.query(sql.unsafe`select pg_notify(${OUTBOX_CHANNEL}, '')`).catch(() => {});
+}
+
 /** Wakes the webhook worker. Coalesced: at most one NOTIFY in flight per pool. */
 export function notifyOutbox(pool: DatabasePool): void {
   const state = notifying.get(pool);
@@ -90,11 +98,8 @@ export function notifyOutbox(pool: DatabasePool): void {
   }
   const mine = { again: false };
   notifying.set(pool, mine);
-  pool
-    .query(sql.unsafe`select pg_notify(${OUTBOX_CHANNEL}, '')`)
-    .catch(() => {}) // the dispatcher's fallback poll finds the rows anyway
-    .finally(() => {
-      notifying.delete(pool);
-      if (mine.again) notifyOutbox(pool);
-    });
+  wakeOutbox(pool).finally(() => {
+    notifying.delete(pool);
+    if (mine.again) notifyOutbox(pool);
+  });
 }

@@ -36,19 +36,21 @@ export function parseTemplate(source: string, kind: TemplateKind): CompiledTempl
   return Object.freeze({
     kind,
     render(variables: TemplateVariables): string {
+      const renderOnce = () => {
+        try {
+          return String(engine.renderSync(templates, variables));
+        } catch (error) {
+          throw toTemplateError(error);
+        }
+      };
       try {
-        return String(engine.renderSync(templates, variables));
-      } catch (error) {
-        const failure = toTemplateError(error);
-        if (failure.message !== RENDER_LIMIT_MESSAGE) throw failure;
-      }
-      // The time limit counts wall-clock time: one garbage-collection pause or a busy machine can
-      // outlast it for a render that takes a fraction of a millisecond. A template slow by itself
-      // fails again; one caught by a pause renders, instead of failing its message for good.
-      try {
-        return String(engine.renderSync(templates, variables));
-      } catch (error) {
-        throw toTemplateError(error);
+        return renderOnce();
+      } catch (failure) {
+        // The time limit counts wall-clock time: one garbage-collection pause or a busy machine can
+        // outlast it for a render that takes a fraction of a millisecond. A template slow by itself
+        // fails again; one caught by a pause renders, instead of failing its message for good.
+        if ((failure as Error).message !== RENDER_LIMIT_MESSAGE) throw failure;
+        return renderOnce();
       }
     },
   });

@@ -1,7 +1,7 @@
 // SQL of the outbound pipeline: fan-out of outgoing events into messages and first attempts, and
 // claiming due attempts under a lease. Recording their outcomes is in outcomeQueries.ts.
 import { z } from 'zod';
-import { type Db, sql, type Tx } from '../db/pool.ts';
+import { type Db, idArray, sql, type Tx } from '../db/pool.ts';
 import { liveStoredSecrets, openLiveSecrets, StoredSigningSecret } from './signingSecrets.ts';
 
 const OutgoingEventRow = z.object({
@@ -100,11 +100,7 @@ function byWorkspaceAndId(rows: readonly Keyed[]) {
     rows.map((row) => row.workspace_id),
     'text',
   );
-  const ids = sql.array(
-    rows.map((row) => row.id),
-    'text',
-  );
-  return sql.fragment`(workspace_id, id) in (select * from unnest(${workspaceIds}, ${ids}))`;
+  return sql.fragment`(workspace_id, id) in (select * from unnest(${workspaceIds}, ${idArray(rows)}))`;
 }
 
 export async function markFannedOut(tx: Tx, events: readonly Keyed[]): Promise<void> {
