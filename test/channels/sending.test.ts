@@ -2,6 +2,7 @@
 // X-Switchboard-Message-Id and RFC 8058 headers, a DKIM signature covering both List-* headers)
 // and how each SMTP answer is classified.
 import { generateKeyPairSync } from 'node:crypto';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { authenticate } from 'mailauth';
 import { simpleParser } from 'mailparser';
@@ -134,6 +135,30 @@ describe('sending email through the channel boundary', () => {
     } finally {
       await closeChannels();
       await second.close();
+    }
+  });
+
+  it('a send cut off by closing the channels (shutdown) fails as a retry, and the next send starts afresh', async () => {
+    // An SMTP server that greets and then never answers: the send hangs in the SMTP thread.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.write('220 silent.test ESMTP\r\n');
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await configure({}, (silent.address() as AddressInfo).port);
+      const hanging = send(message('a@example.test'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      await closeChannels();
+      expect(await hanging).to.include({ status: 'retry', stage: 'connect' });
+      expect(Date.now() - started).to.be.below(4_000);
+      await configure();
+      expect((await send(message('b@example.test'))).status).to.equal('sent');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

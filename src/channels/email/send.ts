@@ -11,6 +11,7 @@ import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types
 import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.ts';
 import { TOKEN_PLACEHOLDER } from './schemas.ts';
 import type { EmailSettings } from './service.ts';
+import type { PoolDelivery } from './smtpPool.ts';
 import { transportFor } from './transport.ts';
 
 /** What nodemailer's errors carry (smtp-connection sets these). */
@@ -138,7 +139,7 @@ export function mailOptions(
   };
 }
 
-export type Delivered = { accepted: string[]; response: string; messageId: string };
+export type Delivered = PoolDelivery;
 
 type EmailSending = { row: ChannelConfigRow | null; providers: FeedbackProvider[] };
 
@@ -192,15 +193,8 @@ export async function deliverEmail(
 ): Promise<Delivered | null> {
   const { row, providers } = await currentEmailSending(app, workspaceId);
   if (!row) return null;
-  const { settings, transporter } = await transportFor(app, row);
-  const info = await transporter.sendMail(mailOptions(settings, message, providers));
-  return {
-    accepted: (info.accepted as (string | { address: string })[]).map((to) =>
-      typeof to === 'string' ? to : to.address,
-    ),
-    response: info.response ?? '',
-    messageId: info.messageId,
-  };
+  const { settings, pool } = await transportFor(app, row);
+  return pool.send(mailOptions(settings, message, providers));
 }
 
 export async function sendEmail(

@@ -1,11 +1,13 @@
-// One pooled nodemailer transport per workspace, per process. Pooling matters: a new SMTP session
-// per message runs at ~1/18 the pooled rate, and the default `maxMessages` (100, then reconnect)
-// costs ~25 % more. Each use compares the row's `version` with the cached one, so a PUT (in any
-// process) rebuilds the transport on its next use, and a DELETE closes it.
-import nodemailer, { type Transporter } from 'nodemailer';
+// One pooled nodemailer transport per workspace, per process, living in the SMTP thread
+// (smtpPool.ts). Pooling matters: a new SMTP session per message runs at ~1/18 the pooled rate,
+// and the default `maxMessages` (100, then reconnect) costs ~25 % more. Each use compares the
+// row's `version` with the cached one, so a PUT (in any process) rebuilds the transport on its
+// next use, and a DELETE closes it. Secrets are opened and the host checked here, in the process
+// that read them; the thread gets the options to dial with.
 import type { AppContext } from '../../http/context.ts';
 import type { ChannelConfigRow } from '../queries.ts';
 import { type OpenedEmailSettings, openEmailSettings } from './service.ts';
+import { type SmtpPool, smtpPool, stopSmtpThread } from './smtpPool.ts';
 import { smtpConnectTarget } from './target.ts';
 
 /** Headers the DKIM signature covers: nodemailer's default list leaves out List-Unsubscribe-Post (RFC 8058 needs it). */
@@ -13,7 +15,7 @@ export const DKIM_SIGNED_HEADERS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
   'List-Unsubscribe:List-Unsubscribe-Post:List-Id:X-Switchboard-Message-Id';
 
-export type EmailTransport = { version: number; settings: OpenedEmailSettings; transporter: Transporter };
+export type EmailTransport = { version: number; settings: OpenedEmailSettings; pool: SmtpPool };
 
 /** SMTP connections per workspace and process (bench/broadcast.ts compares with the same number). */
 export const SMTP_POOL_CONNECTIONS = 5;
@@ -25,7 +27,7 @@ async function build(app: AppContext, row: ChannelConfigRow): Promise<EmailTrans
   const settings = openEmailSettings(row);
   const target = await smtpConnectTarget(app.config, settings.host);
   const timeout = app.config.SMTP_TIMEOUT_MS;
-  const transporter = nodemailer.createTransport({
+  const pool = smtpPool({
     pool: true,
     maxConnections: SMTP_POOL_CONNECTIONS,
     maxMessages: Number.POSITIVE_INFINITY,
@@ -48,7 +50,7 @@ async function build(app: AppContext, row: ChannelConfigRow): Promise<EmailTrans
       : undefined,
     logger: false,
   });
-  return { version: row.version, settings, transporter };
+  return { version: row.version, settings, pool };
 }
 
 /** The workspace's transport for this version of its configuration, built on first use. */
@@ -66,7 +68,7 @@ export function transportFor(app: AppContext, row: ChannelConfigRow): Promise<Em
   return ready;
 }
 
-/** Closes the workspace's pooled connections (after DELETE), or every workspace's (on shutdown). */
+/** Closes the workspace's pooled connections (after DELETE), or every workspace's and the SMTP thread (on shutdown). */
 export async function closeTransport(workspaceId?: string): Promise<void> {
   const ids = workspaceId === undefined ? [...transports.keys()] : [workspaceId];
   await Promise.all(
@@ -74,7 +76,8 @@ export async function closeTransport(workspaceId?: string): Promise<void> {
       const entry = transports.get(id);
       transports.delete(id);
       const transport = await entry?.ready.catch(() => null);
-      transport?.transporter.close();
+      transport?.pool.close();
     }),
   );
+  if (workspaceId === undefined) await stopSmtpThread();
 }
