@@ -4,6 +4,7 @@
 // holds one pooled transport per workspace, opened, used and closed by messages from its parent;
 // it reads no database, no configuration and no secret store: the parent sends what it needs.
 
+import { randomBytes } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -56,13 +57,15 @@ async function send(port: NonNullable<typeof parentPort>, id: number, pool: stri
     // The MIME is built into one buffer first and handed over as `raw` (DKIM still signs it): streamed
     // from its parts, each message went to the socket in about 15 writes, and the writes were a
     // quarter of this thread's time.
-    const composed = new MailComposer(mail).compile();
+    // One random boundary base for the message's parts (nodemailer draws one per part), and our
+    // Message-ID given again with the raw message (else nodemailer draws a new one for it).
+    const composed = new MailComposer({ ...mail, baseBoundary: randomBytes(8).toString('hex') }).compile();
     const raw = await composed.build();
-    const info = await transporter.sendMail({ raw, envelope: composed.getEnvelope() });
+    const messageId = composed.messageId();
+    const info = await transporter.sendMail({ raw, envelope: composed.getEnvelope(), messageId });
     const accepted = (info.accepted as (string | { address: string })[]).map((to) =>
       typeof to === 'string' ? to : to.address,
     );
-    const messageId = composed.messageId();
     port.postMessage({ id, ok: true, accepted, response: info.response ?? '', messageId });
   } catch (error) {
     port.postMessage({ id, ok: false, error: errorOf(error) });
