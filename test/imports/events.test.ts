@@ -2,6 +2,8 @@
 // set-wise, idempotent row ids, all-or-nothing by default, --dry-run, --json.
 import { expect } from 'chai';
 import pg from 'pg';
+import { z } from 'zod';
+import { sql } from '../../src/db/pool.ts';
 import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
 import { createContact, outgoing, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
@@ -54,6 +56,30 @@ const purchases = [
   { id: 'r3', type: 'purchase', email: 'bob@example.com', firstName: 'Bob', metadata: { amount: 10 } },
   { id: 'r4', type: 'page_view', anonymousId: 'device-1', pageUrl: 'https://example.com/' },
 ];
+
+/**
+ * Waits until some session waits for a lock (the import, for the row the test holds). Asked through
+ * the pool: inside the holder's transaction pg_stat_activity would show its first snapshot only.
+ */
+async function waitForLockWaiter() {
+  const db = server().context.db;
+  for (;;) {
+    const waiting = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+      select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
+    `);
+    if (waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Events of the workspace whose contact is gone. */
+async function orphanEvents(workspaceId: string) {
+  return server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from events e
+    where e.workspace_id = ${workspaceId} and e.contact_id is not null
+      and not exists (select 1 from contacts c where c.workspace_id = e.workspace_id and c.id = e.contact_id)
+  `);
+}
 
 async function members(admin: Client, base: string, segmentId: string): Promise<string[]> {
   const list = await admin.get(`${base}/contacts?segmentId=${segmentId}`);
@@ -186,6 +212,33 @@ describe('import events', function () {
     expect(refused.stderr).to.contain('line 5: contactId: no contact in this workspace has this id');
     expect(await countRows('events', workspaceId)).to.equal(0);
     expect(await countRows('contacts', workspaceId)).to.equal(0);
+  });
+
+  it('refuses, importing nothing, when a contact of the file is erased while it runs: no event outlives its contact', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    const ann = await createContact(admin, base, { email: 'ann@example.com' });
+    const eraser = new pg.Client({ connectionString: server().databaseUrl });
+    await eraser.connect();
+    try {
+      // An erasure as DELETE /contacts/{id} runs it: the contact's lock, its events, then the contact.
+      await eraser.query('begin');
+      await eraser.query('select id from contacts where id = $1 for update', [ann.id]);
+      await eraser.query('delete from events where workspace_id = $1 and contact_id = $2', [
+        workspaceId,
+        ann.id,
+      ]);
+      const run = runImport('events', importFileOf('ndjson', ndjson(purchases)), workspaceId);
+      await Promise.race([waitForLockWaiter(), run]);
+      await eraser.query('delete from contacts where workspace_id = $1 and id = $2', [workspaceId, ann.id]);
+      await eraser.query('commit');
+      const refused = await run;
+      expect(await orphanEvents(workspaceId)).to.equal(0);
+      expect(refused.code, refused.stdout).to.equal(1);
+      expect(refused.stderr).to.contain('1 contact of this file was deleted or merged while the import ran');
+      expect(await countRows('events', workspaceId)).to.equal(0);
+    } finally {
+      await eraser.end();
+    }
   });
 
   it('--dry-run reports what it would do and changes nothing', async () => {
