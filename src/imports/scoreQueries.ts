@@ -13,6 +13,7 @@ import type { ActiveRuleRow } from '../scoring/index.ts';
 import { compileMetadataConditions } from '../segments/index.ts';
 import { idHead } from './bulkIds.ts';
 import { IMPORTED } from './eventQueries.ts';
+import { AFFECTED } from './stagingQueries.ts';
 
 export const FIRED = sql.identifier(['import_fired']);
 
@@ -113,6 +114,20 @@ export async function insertPairs(
 }
 
 /**
+ * Whether no contact can reach the clamp even if every pair went its way: the largest score of the
+ * scored contacts plus every pair's points. Usually true, and then the per-contact sums are not
+ * needed (a group by over every pair, ~0.7 s of a million).
+ */
+async function noneCanClamp(tx: Tx, workspaceId: string, limit: number): Promise<boolean> {
+  return tx.oneFirst(sql.type(z.object({ safe: z.boolean() }))`
+    select coalesce((select sum(abs(points::bigint)) from ${FIRED}), 0)
+      + coalesce((select max(abs(lead_score::bigint)) from contacts
+                  where workspace_id = ${workspaceId} and id in (select contact_id from ${AFFECTED})), 0)
+      <= ${limit} as safe
+  `);
+}
+
+/**
  * Contacts whose score could reach the ±2,000,000,000 clamp: a running sum cannot clamp, so their
  * pairs move out of the table into `import_clamped`, and they are scored event by event instead.
  */
@@ -120,6 +135,7 @@ export async function setAsideClampable(tx: Tx, workspaceId: string, limit: numb
   await tx.query(sql.typeAlias('void')`
     create temporary table import_clamped (contact_id text primary key) on commit drop
   `);
+  if (await noneCanClamp(tx, workspaceId, limit)) return 0;
   return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
     with risky as (
       insert into import_clamped
@@ -151,17 +167,21 @@ export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolea
     with ordered as (
       select f.contact_id, f.event_id, f.rule_id, f.points,
         c.lead_score + sum(f.points) over running as score,
-        row_number() over (order by f.contact_id, f.occurred_at, f.line, f.rule_position) as nth
+        row_number() over pairs as nth,
+        -- A contact's last pair carries its final score: marked in the same pass over the sorted
+        -- pairs, rather than found by sorting them again (distinct on: ~0.55 s for 1,030,000 pairs, this ~0.13 s).
+        lead(f.contact_id) over pairs is distinct from f.contact_id as last
       from ${FIRED} f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
       window running as (partition by f.contact_id order by f.occurred_at, f.line, f.rule_position
-                         rows unbounded preceding)
+                         rows unbounded preceding),
+        pairs as (order by f.contact_id, f.occurred_at, f.line, f.rule_position)
     ), history as (
       insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
       select ${workspaceId}, ${idHead('scoreChange')} || lpad(upper(to_hex(nth)), 10, '0'),
         contact_id, rule_id, event_id, 'rule', score - points, score
       from ordered
     ), final as (
-      select distinct on (contact_id) contact_id, score, nth from ordered order by contact_id, nth desc
+      select contact_id, score, nth from ordered where last
     ), emitted as (
       insert into outgoing_events (id, workspace_id, type, data)
       select ${idHead('outgoingEvent')} || lpad(upper(to_hex(f.nth)), 10, '0'), ${workspaceId},
