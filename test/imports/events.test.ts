@@ -5,7 +5,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
-import { createContact, outgoing, workspace } from '../events/support.ts';
+import { createContact, orphanEvents, outgoing, waitForLockWaiter, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { server } from '../support/server.ts';
 import {
@@ -56,30 +56,6 @@ const purchases = [
   { id: 'r3', type: 'purchase', email: 'bob@example.com', firstName: 'Bob', metadata: { amount: 10 } },
   { id: 'r4', type: 'page_view', anonymousId: 'device-1', pageUrl: 'https://example.com/' },
 ];
-
-/**
- * Waits until some session waits for a lock (the import, for the row the test holds). Asked through
- * the pool: inside the holder's transaction pg_stat_activity would show its first snapshot only.
- */
-async function waitForLockWaiter() {
-  const db = server().context.db;
-  for (;;) {
-    const waiting = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
-      select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
-    `);
-    if (waiting > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Events of the workspace whose contact is gone. */
-async function orphanEvents(workspaceId: string) {
-  return server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    select count(*)::int as n from events e
-    where e.workspace_id = ${workspaceId} and e.contact_id is not null
-      and not exists (select 1 from contacts c where c.workspace_id = e.workspace_id and c.id = e.contact_id)
-  `);
-}
 
 async function members(admin: Client, base: string, segmentId: string): Promise<string[]> {
   const list = await admin.get(`${base}/contacts?segmentId=${segmentId}`);
