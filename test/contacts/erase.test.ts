@@ -1,11 +1,10 @@
 // Deleting a contact erases the person: their events, memberships (each ending with segment.exited),
 // enrollments and score history go with them, and nobody else's data changes.
 import { expect } from 'chai';
-import pg from 'pg';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { createCampaign } from '../campaigns/support.ts';
-import { createContact, orphanEvents, track, waitForLockWaiter, workspace } from '../events/support.ts';
+import { createContact, eraseAround, orphanEvents, track, workspace } from '../events/support.ts';
 import { createSegment, memberIds } from '../segments/helpers.ts';
 import { server } from '../support/server.ts';
 
@@ -98,26 +97,11 @@ describe('contacts: deleting erases the person', () => {
     // Events have no foreign key to contacts (sql/0034): ingest's lock on the contact keeps this.
     const { admin, base, workspaceId } = await workspace();
     const ann = await createContact(admin, base, { email: 'ann@example.com' });
-    const eraser = new pg.Client({ connectionString: server().databaseUrl });
-    await eraser.connect();
-    try {
-      // DELETE /contacts/{id}'s steps, held open between them: the lock, the events, then the contact.
-      await eraser.query('begin');
-      await eraser.query('select id from contacts where id = $1 for update', [ann.id]);
-      await eraser.query('delete from events where workspace_id = $1 and contact_id = $2', [
-        workspaceId,
-        ann.id,
-      ]);
-      const tracked = admin.post(`${base}/events`, { type: 'purchase', email: 'ann@example.com' });
-      await Promise.race([waitForLockWaiter(), tracked]);
-      await eraser.query('delete from contacts where workspace_id = $1 and id = $2', [workspaceId, ann.id]);
-      await eraser.query('commit');
-      const response = await tracked;
-      expect(response.status, response.text).to.equal(201);
-      expect(response.body.contact.id).to.be.a('string').and.not.equal(ann.id);
-      expect(await orphanEvents(workspaceId)).to.equal(0);
-    } finally {
-      await eraser.end();
-    }
+    const response = await eraseAround(workspaceId, ann.id, () =>
+      admin.post(`${base}/events`, { type: 'purchase', email: 'ann@example.com' }),
+    );
+    expect(response.status, response.text).to.equal(201);
+    expect(response.body.contact.id).to.be.a('string').and.not.equal(ann.id);
+    expect(await orphanEvents(workspaceId)).to.equal(0);
   });
 });

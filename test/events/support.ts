@@ -1,5 +1,6 @@
 // Shared set-up for contact, event and campaign tests: a workspace, its ADMIN and paths in it.
 import { expect } from 'chai';
+import pg from 'pg';
 import { z } from 'zod';
 import { sql, type Tx } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
@@ -98,4 +99,29 @@ export async function orphanEvents(workspaceId: string) {
     where e.workspace_id = ${workspaceId} and e.contact_id is not null
       and not exists (select 1 from contacts c where c.workspace_id = e.workspace_id and c.id = e.contact_id)
   `);
+}
+
+/**
+ * Erases the contact as DELETE /contacts/{id} does (its lock, its events, then the contact), with
+ * `during` started after the events went and given until it waits for a lock (or ends) before
+ * the contact goes; returns what `during` gave.
+ */
+export async function eraseAround<T>(workspaceId: string, contactId: string, during: () => Promise<T>) {
+  const eraser = new pg.Client({ connectionString: server().databaseUrl });
+  await eraser.connect();
+  try {
+    await eraser.query('begin');
+    await eraser.query('select id from contacts where id = $1 for update', [contactId]);
+    await eraser.query('delete from events where workspace_id = $1 and contact_id = $2', [
+      workspaceId,
+      contactId,
+    ]);
+    const work = during();
+    await Promise.race([waitForLockWaiter(), work]);
+    await eraser.query('delete from contacts where workspace_id = $1 and id = $2', [workspaceId, contactId]);
+    await eraser.query('commit');
+    return await work;
+  } finally {
+    await eraser.end();
+  }
 }

@@ -2,10 +2,8 @@
 // set-wise, idempotent row ids, all-or-nothing by default, --dry-run, --json.
 import { expect } from 'chai';
 import pg from 'pg';
-import { z } from 'zod';
-import { sql } from '../../src/db/pool.ts';
 import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
-import { createContact, orphanEvents, outgoing, waitForLockWaiter, workspace } from '../events/support.ts';
+import { createContact, eraseAround, orphanEvents, outgoing, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { server } from '../support/server.ts';
 import {
@@ -193,28 +191,13 @@ describe('import events', function () {
   it('refuses, importing nothing, when a contact of the file is erased while it runs: no event outlives its contact', async () => {
     const { admin, base, workspaceId } = await workspace();
     const ann = await createContact(admin, base, { email: 'ann@example.com' });
-    const eraser = new pg.Client({ connectionString: server().databaseUrl });
-    await eraser.connect();
-    try {
-      // An erasure as DELETE /contacts/{id} runs it: the contact's lock, its events, then the contact.
-      await eraser.query('begin');
-      await eraser.query('select id from contacts where id = $1 for update', [ann.id]);
-      await eraser.query('delete from events where workspace_id = $1 and contact_id = $2', [
-        workspaceId,
-        ann.id,
-      ]);
-      const run = runImport('events', importFileOf('ndjson', ndjson(purchases)), workspaceId);
-      await Promise.race([waitForLockWaiter(), run]);
-      await eraser.query('delete from contacts where workspace_id = $1 and id = $2', [workspaceId, ann.id]);
-      await eraser.query('commit');
-      const refused = await run;
-      expect(await orphanEvents(workspaceId)).to.equal(0);
-      expect(refused.code, refused.stdout).to.equal(1);
-      expect(refused.stderr).to.contain('1 contact of this file was deleted or merged while the import ran');
-      expect(await countRows('events', workspaceId)).to.equal(0);
-    } finally {
-      await eraser.end();
-    }
+    const refused = await eraseAround(workspaceId, ann.id, () =>
+      runImport('events', importFileOf('ndjson', ndjson(purchases)), workspaceId),
+    );
+    expect(await orphanEvents(workspaceId)).to.equal(0);
+    expect(refused.code, refused.stdout).to.equal(1);
+    expect(refused.stderr).to.contain('1 contact of this file was deleted or merged while the import ran');
+    expect(await countRows('events', workspaceId)).to.equal(0);
   });
 
   it('--dry-run reports what it would do and changes nothing', async () => {
