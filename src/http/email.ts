@@ -22,27 +22,12 @@ export function normaliseEmailText(text: string): string {
   return text.trim().toLowerCase().normalize('NFC');
 }
 
-/**
- * Domains IDNA accepted lately: addresses of a bulk import or batch share a few domains, and the
- * IDNA check was ~7% of an import's own time (0.55 s of a million rows). Bounded: cleared when full.
- */
-const acceptedDomains = new Set<string>();
-const ACCEPTED_DOMAINS_MAX = 1_000;
-
-function idnaAccepts(domain: string): boolean {
-  if (acceptedDomains.has(domain)) return true;
-  if (domainToASCII(domain) === '') return false;
-  if (acceptedDomains.size >= ACCEPTED_DOMAINS_MAX) acceptedDomains.clear();
-  acceptedDomains.add(domain);
-  return true;
-}
-
 /** Whether normalised text is an email address RFC 6531 allows. */
 export function isEmailAddress(text: string): boolean {
   const match = ADDRESS.exec(text);
   if (!match) return false;
   const [, local, domain] = match;
-  return Buffer.byteLength(local) <= MAX_LOCAL_OCTETS && idnaAccepts(domain);
+  return Buffer.byteLength(local) <= MAX_LOCAL_OCTETS && domainToASCII(domain) !== '';
 }
 
 /** An email address in a request body, normalised as `normaliseEmailText` says. */
