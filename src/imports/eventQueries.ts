@@ -138,7 +138,31 @@ export async function resolveImportedEvents(tx: Tx, workspaceId: string, staging
   `);
 }
 
-/** The events themselves, event.tracked for each when someone listens, and their contacts. */
+/**
+ * Records the contacts the events go to (the side effects walk them) and locks them FOR KEY SHARE
+ * in id order, as ingest locks its contacts, until the import commits: no erasure or merge can take
+ * one away before then. This stands for the events' foreign key to contacts (sql/0034), which
+ * checked and locked the contact once per event (~7.8 s of a million events' insert; this ~0.3 s).
+ * Returns how many are gone already (deleted or merged since the rows were matched): the import
+ * must then refuse, as the key's check would have failed it.
+ */
+export async function lockEventContacts(tx: Tx, workspaceId: string): Promise<number> {
+  await tx.query(sql.typeAlias('void')`
+    insert into ${AFFECTED} (contact_id, created)
+    select distinct contact_id, false from ${IMPORTED} where contact_id is not null
+    on conflict do nothing
+  `);
+  return tx.oneFirst(sql.type(Count)`
+    with locked as (
+      select id from contacts
+      where workspace_id = ${workspaceId} and id in (select contact_id from ${AFFECTED})
+      order by id for key share
+    )
+    select ((select count(*) from ${AFFECTED}) - (select count(*) from locked))::int as n
+  `);
+}
+
+/** The events themselves and event.tracked for each when someone listens (lockEventContacts first). */
 export async function insertEvents(tx: Tx, workspaceId: string, emit: boolean) {
   // import_events is read in the order it was written (its ids' order): no sort needed.
   await tx.query(sql.typeAlias('void')`
@@ -156,11 +180,6 @@ export async function insertEvents(tx: Tx, workspaceId: string, emit: boolean) {
       from ${IMPORTED}
     `);
   }
-  await tx.query(sql.typeAlias('void')`
-    insert into ${AFFECTED} (contact_id, created)
-    select distinct contact_id, false from ${IMPORTED} where contact_id is not null
-    on conflict do nothing
-  `);
   await tx.query(sql.typeAlias('void')`create index on ${IMPORTED} (contact_id)`);
   // Statistics of what the pages of contacts select on (metadata's are the costly ones to gather).
   await tx.query(sql.typeAlias('void')`analyze ${IMPORTED} (contact_id, type)`);

@@ -15,6 +15,7 @@ import {
   createMissingContacts,
   importedTypes,
   insertEvents,
+  lockEventContacts,
   markRepeatedKeys,
   resolveContactIds,
   resolveImportedEvents,
@@ -136,6 +137,10 @@ async function load(options: ImportOptions, staging: Staging, rejects: Rejects) 
   return { rows, invalid };
 }
 
+const contactsGone = (count: number) =>
+  `${count} contact${count === 1 ? '' : 's'} of this file ${count === 1 ? 'was' : 'were'} deleted or merged ` +
+  'while the import ran; nothing was imported: run it again.';
+
 /** Rows the merge refused (an unknown contactId): refuse the import, or reject them too. */
 async function refuseOrReject(
   tx: Tx,
@@ -178,6 +183,8 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
   let contactsCreated = await createMissingContacts(tx, workspaceId, staging, { by: 'email', emit });
   contactsCreated += await createMissingContacts(tx, workspaceId, staging, { by: 'anonymous_id', emit });
   await resolveImportedEvents(tx, workspaceId, staging);
+  const gone = await lockEventContacts(tx, workspaceId);
+  if (gone > 0) throw new ImportRefused(contactsGone(gone));
   lap('contacts');
   options.progress.phase('inserting events');
   await insertEvents(tx, workspaceId, listens(types, 'event.tracked'));

@@ -13,6 +13,7 @@ import type { ActiveRuleRow } from '../scoring/index.ts';
 import { compileMetadataConditions } from '../segments/index.ts';
 import { idHead } from './bulkIds.ts';
 import { IMPORTED } from './eventQueries.ts';
+import { AFFECTED } from './stagingQueries.ts';
 
 export const FIRED = sql.identifier(['import_fired']);
 
@@ -113,6 +114,20 @@ export async function insertPairs(
 }
 
 /**
+ * Whether no contact can reach the clamp even if every pair went its way: the largest score of the
+ * scored contacts plus every pair's points. Usually true, and then the per-contact sums are not
+ * needed (their group by over 1,030,000 pairs took 0.6–1.0 s, this check 0.3–0.5 s).
+ */
+async function noneCanClamp(tx: Tx, workspaceId: string, limit: number): Promise<boolean> {
+  return tx.oneFirst(sql.type(z.object({ safe: z.boolean() }))`
+    select coalesce((select sum(abs(points::bigint)) from ${FIRED}), 0)
+      + coalesce((select max(abs(lead_score::bigint)) from contacts
+                  where workspace_id = ${workspaceId} and id in (select contact_id from ${AFFECTED})), 0)
+      <= ${limit} as safe
+  `);
+}
+
+/**
  * Contacts whose score could reach the ±2,000,000,000 clamp: a running sum cannot clamp, so their
  * pairs move out of the table into `import_clamped`, and they are scored event by event instead.
  */
@@ -120,6 +135,7 @@ export async function setAsideClampable(tx: Tx, workspaceId: string, limit: numb
   await tx.query(sql.typeAlias('void')`
     create temporary table import_clamped (contact_id text primary key) on commit drop
   `);
+  if (await noneCanClamp(tx, workspaceId, limit)) return 0;
   return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
     with risky as (
       insert into import_clamped

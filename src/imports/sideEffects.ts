@@ -75,7 +75,12 @@ async function segmentPage(
   // A contacts import changes fields of every kind: every segment, as a contact write would.
   const all = !options.events;
   const changes = [
-    ...(await reevaluateSegmentsForContacts(tx, { workspaceId, contactIds: created, all: true })),
+    ...(await reevaluateSegmentsForContacts(tx, {
+      workspaceId,
+      contactIds: created,
+      all: true,
+      fresh: true,
+    })),
     ...(await reevaluateSegmentsForContacts(tx, {
       workspaceId,
       contactIds: others,

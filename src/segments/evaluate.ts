@@ -57,6 +57,12 @@ export type DiffOptions = {
    * allowedEnrollments), run in the same round-trip: ingest's event-triggered enrollments.
    */
   enroll?: FragmentSqlToken;
+  /**
+   * The contacts were created in this transaction and no diff has run for them yet: they are in no
+   * segment, so there are no exits to look for (a bulk import's new contacts: one membership probe
+   * per segment and contact saved, ~1 s of 100,000 contacts with 5 segments).
+   */
+  fresh?: boolean;
 };
 
 async function diffForContacts(
@@ -64,7 +70,7 @@ async function diffForContacts(
   workspaceId: string,
   segments: readonly SegmentRules[],
   ids: string[],
-  { write, only, enroll }: DiffOptions,
+  { write, only, enroll, fresh }: DiffOptions,
 ) {
   const evaluated = segments.map((segment) => {
     const subset = only?.get(segment.id);
@@ -96,14 +102,17 @@ async function diffForContacts(
       select ${workspaceId}, segment_id, contact_id from evaluated where matches
       on conflict do nothing returning segment_id, contact_id
     ),
-    exited as (
+    exited as (${
+      fresh
+        ? sql.fragment`select null::text as segment_id, null::text as contact_id where false`
+        : sql.fragment`
       delete from segment_memberships m
       where m.ctid = any(array(
         select (select x.ctid from segment_memberships x
                 where x.workspace_id = ${workspaceId} and x.segment_id = v.segment_id and x.contact_id = v.contact_id)
         from evaluated v where not v.matches))
-      returning m.segment_id, m.contact_id
-    )
+      returning m.segment_id, m.contact_id`
+    })
     select segment_id, contact_id, 'entered' as change from entered
     union all select segment_id, contact_id, 'exited' as change from exited${
       enroll ? sql.fragment` union all select id, null, 'enrolled' from enrolled` : sql.fragment``
@@ -127,6 +136,8 @@ export async function reevaluateSegmentsForContacts(
     fields?: string[];
     score?: boolean;
     all?: boolean;
+    /** Created in this transaction, never evaluated (DiffOptions.fresh). */
+    fresh?: boolean;
   },
 ): Promise<SegmentChange[]> {
   if (input.contactIds.length === 0) return [];
@@ -136,7 +147,7 @@ export async function reevaluateSegmentsForContacts(
     score: input.score ?? false,
     all: input.all ?? false,
   });
-  return reevaluateSegments(tx, input.workspaceId, segments, input.contactIds);
+  return reevaluateSegments(tx, input.workspaceId, segments, input.contactIds, { fresh: input.fresh });
 }
 
 /**

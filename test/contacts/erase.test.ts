@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { createCampaign } from '../campaigns/support.ts';
-import { createContact, track, workspace } from '../events/support.ts';
+import { createContact, eraseAround, orphanEvents, track, workspace } from '../events/support.ts';
 import { createSegment, memberIds } from '../segments/helpers.ts';
 import { server } from '../support/server.ts';
 
@@ -91,5 +91,17 @@ describe('contacts: deleting erases the person', () => {
     expect(retried.status, retried.text).to.equal(409);
     // The merged-away id went with the person.
     expect((await admin.get(`${base}/contacts/${merged.id}`)).status).to.equal(404);
+  });
+
+  it('an event tracked during the erasure never outlives the contact: it waits, then goes to a new one', async () => {
+    // Events have no foreign key to contacts (sql/0034): ingest's lock on the contact keeps this.
+    const { admin, base, workspaceId } = await workspace();
+    const ann = await createContact(admin, base, { email: 'ann@example.com' });
+    const response = await eraseAround(workspaceId, ann.id, () =>
+      admin.post(`${base}/events`, { type: 'purchase', email: 'ann@example.com' }),
+    );
+    expect(response.status, response.text).to.equal(201);
+    expect(response.body.contact.id).to.be.a('string').and.not.equal(ann.id);
+    expect(await orphanEvents(workspaceId)).to.equal(0);
   });
 });

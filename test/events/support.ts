@@ -1,5 +1,7 @@
 // Shared set-up for contact, event and campaign tests: a workspace, its ADMIN and paths in it.
 import { expect } from 'chai';
+import pg from 'pg';
+import { z } from 'zod';
 import { sql, type Tx } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
 import { keyClient, listenToEveryEvent, workspaceWithAdmin } from '../support/factories.ts';
@@ -73,4 +75,53 @@ export function whileLocked<T>(contactId: string, work: () => Promise<T>): Promi
     (tx) => tx.query(sql.unsafe`select id from contacts where id = ${contactId} for update`),
     work,
   );
+}
+
+/**
+ * Waits until some session waits for a lock (an ingest or import, for a row the test holds). Asked
+ * through the pool: inside the holder's transaction pg_stat_activity shows its first snapshot only.
+ */
+export async function waitForLockWaiter() {
+  const db = server().context.db;
+  for (;;) {
+    const waiting = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+      select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
+    `);
+    if (waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Events of the workspace whose contact is gone. */
+export async function orphanEvents(workspaceId: string) {
+  return server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from events e
+    where e.workspace_id = ${workspaceId} and e.contact_id is not null
+      and not exists (select 1 from contacts c where c.workspace_id = e.workspace_id and c.id = e.contact_id)
+  `);
+}
+
+/**
+ * Erases the contact as DELETE /contacts/{id} does (its lock, its events, then the contact), with
+ * `during` started after the events went and given until it waits for a lock (or ends) before
+ * the contact goes; returns what `during` gave.
+ */
+export async function eraseAround<T>(workspaceId: string, contactId: string, during: () => Promise<T>) {
+  const eraser = new pg.Client({ connectionString: server().databaseUrl });
+  await eraser.connect();
+  try {
+    await eraser.query('begin');
+    await eraser.query('select id from contacts where id = $1 for update', [contactId]);
+    await eraser.query('delete from events where workspace_id = $1 and contact_id = $2', [
+      workspaceId,
+      contactId,
+    ]);
+    const work = during();
+    await Promise.race([waitForLockWaiter(), work]);
+    await eraser.query('delete from contacts where workspace_id = $1 and id = $2', [workspaceId, contactId]);
+    await eraser.query('commit');
+    return await work;
+  } finally {
+    await eraser.end();
+  }
 }

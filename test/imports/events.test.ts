@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
-import { createContact, outgoing, workspace } from '../events/support.ts';
+import { createContact, eraseAround, orphanEvents, outgoing, workspace } from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { server } from '../support/server.ts';
 import {
@@ -186,6 +186,18 @@ describe('import events', function () {
     expect(refused.stderr).to.contain('line 5: contactId: no contact in this workspace has this id');
     expect(await countRows('events', workspaceId)).to.equal(0);
     expect(await countRows('contacts', workspaceId)).to.equal(0);
+  });
+
+  it('refuses, importing nothing, when a contact of the file is erased while it runs: no event outlives its contact', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    const ann = await createContact(admin, base, { email: 'ann@example.com' });
+    const refused = await eraseAround(workspaceId, ann.id, () =>
+      runImport('events', importFileOf('ndjson', ndjson(purchases)), workspaceId),
+    );
+    expect(await orphanEvents(workspaceId)).to.equal(0);
+    expect(refused.code, refused.stdout).to.equal(1);
+    expect(refused.stderr).to.contain('1 contact of this file was deleted or merged while the import ran');
+    expect(await countRows('events', workspaceId)).to.equal(0);
   });
 
   it('--dry-run reports what it would do and changes nothing', async () => {
