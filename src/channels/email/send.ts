@@ -12,10 +12,11 @@ import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.
 import { TOKEN_PLACEHOLDER } from './schemas.ts';
 import type { EmailSettings } from './service.ts';
 import type { PoolDelivery } from './smtpPool.ts';
+import type { ThreadError } from './smtpThread.ts';
 import { transportFor } from './transport.ts';
 
-/** What nodemailer's errors carry (smtp-connection sets these). */
-type SmtpError = Error & { code?: string; command?: string; responseCode?: number; response?: string };
+/** What nodemailer's errors carry (smtp-connection sets these; the SMTP thread passes them on). */
+type SmtpError = Error & Omit<ThreadError, 'message'>;
 
 export type SmtpFailure = SendFailure & {
   stage: SendStage;

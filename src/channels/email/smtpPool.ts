@@ -15,11 +15,11 @@ type Waiting = { resolve: (delivery: PoolDelivery) => void; reject: (error: Erro
 type Thread = { worker: Worker; waiting: Map<number, Waiting> };
 
 /**
- * The thread's heap: it keeps only its pools and the messages in flight (MESSAGE_SENDS_IN_FLIGHT
- * a workspace). V8's defaults let a busy thread grow its young generation to 3 × 16 MB and its
- * old one far past what it needs, which the worker's RSS goal (< 300 MB) cannot afford.
+ * A ceiling on the thread's old generation: it keeps only its pools and the messages in flight
+ * (MESSAGE_SENDS_IN_FLIGHT a workspace), about 11 MB in a broadcast. Its young generation follows
+ * the process's --max-semi-space-size (the Procfile's), whatever a limit here says.
  */
-const THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 };
+const THREAD_HEAP = { maxOldGenerationSizeMb: 64 };
 
 /** How long a stopping thread may take to say QUIT on its connections before it is terminated. */
 const STOP_GRACE_MS = 2_000;

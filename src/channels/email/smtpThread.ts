@@ -48,17 +48,13 @@ function errorOf(error: unknown): ThreadError {
 }
 
 async function send(port: NonNullable<typeof parentPort>, id: number, pool: string, mail: SendMailOptions) {
-  const transporter = pools.get(pool);
-  if (!transporter) {
-    port.postMessage({ id, ok: false, error: { message: 'SMTP pool not open', code: 'ECONNECTION' } });
-    return;
-  }
   try {
     // The MIME is built into one buffer first and handed over as `raw` (DKIM still signs it): streamed
     // from its parts, each message went to the socket in about 15 writes, and the writes were a
-    // quarter of this thread's time.
-    // One random boundary base for the message's parts (nodemailer draws one per part), and our
-    // Message-ID given again with the raw message (else nodemailer draws a new one for it).
+    // quarter of this thread's time. One random boundary base serves the message's parts (nodemailer
+    // draws one per part), and our Message-ID goes again with the raw message (else nodemailer draws
+    // a new one for it). A pool is always opened before its first send (messages arrive in order).
+    const transporter = pools.get(pool)!;
     const composed = new MailComposer({ ...mail, baseBoundary: randomBytes(8).toString('hex') }).compile();
     const raw = await composed.build();
     const messageId = composed.messageId();
@@ -77,7 +73,7 @@ function serve(port: NonNullable<typeof parentPort>) {
     switch (message.kind) {
       case 'open':
         close(message.pool);
-        pools.set(message.pool, nodemailer.createTransport({ ...message.options, pool: true }));
+        pools.set(message.pool, nodemailer.createTransport(message.options));
         return;
       case 'send':
         void send(port, message.id, message.pool, message.mail);
