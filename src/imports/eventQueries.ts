@@ -4,6 +4,7 @@
 import type { IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
+import { countedIds } from './bulkIds.ts';
 import { AFFECTED } from './stagingQueries.ts';
 
 const Count = z.object({ n: z.number() });
@@ -86,7 +87,8 @@ export async function createMissingContacts(
   return tx.oneFirst(sql.type(Count)`
     with firsts as (
       select s.line, s.email, s.anonymous_id, s.first_name, s.last_name, s.phone,
-        s.new_contact_id, s.created_outbox_id
+        ${countedIds('contact')(sql.fragment`s.line`)} as new_contact_id,
+        ${countedIds('outgoingEvent')(sql.fragment`s.line`)} as created_outbox_id
       from ${staging} s
       join (select min(s.line) as line from ${staging} s
             where s.contact_ref is null and s.skip is null and ${rows} group by ${key}) f on f.line = s.line
@@ -130,7 +132,7 @@ export async function resolveImportedEvents(tx: Tx, workspaceId: string, staging
            when s.email is not null then c.id
            when s.anonymous_id is not null then ${anonymousOwner(workspaceId, sql.identifier(['s', 'anonymous_id']))}
       end as contact_id,
-      s.session_id, s.page_url, s.referrer, s.utm_source, s.utm_medium, s.utm_campaign, s.tracked_outbox_id
+      s.session_id, s.page_url, s.referrer, s.utm_source, s.utm_medium, s.utm_campaign
     from ${staging} s
     left join contacts c on s.contact_ref is null and c.workspace_id = ${workspaceId} and c.email = s.email
     where s.skip is null
@@ -175,7 +177,7 @@ export async function insertEvents(tx: Tx, workspaceId: string, emit: boolean) {
   if (emit) {
     await tx.query(sql.typeAlias('void')`
       insert into outgoing_events (id, workspace_id, type, data)
-      select tracked_outbox_id, ${workspaceId}, 'event.tracked',
+      select ${countedIds('outgoingEvent')(sql.fragment`line`)}, ${workspaceId}, 'event.tracked',
         jsonb_build_object('contactId', contact_id, 'eventType', type, 'metadata', metadata)
       from ${IMPORTED}
     `);

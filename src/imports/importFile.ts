@@ -8,7 +8,9 @@ import type { CliContext } from '../cli/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { wakeOutbox } from '../outbox/emit.ts';
 import { requireWorkspace } from '../workspaces/index.ts';
-import { eventIdSequence, idSequence } from './bulkIds.ts';
+import { type IdSeed, idSeed, type RowIds, rowIds } from './bulkIds.ts';
+import type { Rejected } from './checkChunk.ts';
+import { checkedChunks } from './checkThreads.ts';
 import { markRepeatedEmails, upsertContacts } from './contactQueries.ts';
 import {
   claimRowKeys,
@@ -22,12 +24,12 @@ import {
 } from './eventQueries.ts';
 import { type Progress, phaseClock } from './progress.ts';
 import { type Format, readRecords } from './read.ts';
-import { CONTACT_COLUMNS, checkContact, checkEvent, csvContact, EVENT_COLUMNS } from './rows.ts';
+import { CONTACT_COLUMNS, checkRow, csvContact, EVENT_COLUMNS, type ImportKind } from './rows.ts';
 import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
 import { createStaging, type Staging } from './stage.ts';
 import { countSkips, prepareMerge, refusedRows, subscribedTypes } from './stagingQueries.ts';
 
-export type ImportKind = 'contacts' | 'events';
+export type { ImportKind };
 
 export type ImportOptions = {
   kind: ImportKind;
@@ -106,35 +108,67 @@ function refusal(bad: Bad[], total: number): ImportRefused {
   );
 }
 
+type Loaded = { rows: number; invalid: number; bad: Bad[] };
+
+/** A refused row: into the rejects file with --skip-invalid, else remembered (the first few) to refuse. */
+async function refuseRow(options: ImportOptions, loaded: Loaded, rejects: Rejects, row: Rejected) {
+  loaded.invalid++;
+  if (options.skipInvalid) await rejects.add(row);
+  else if (loaded.bad.length < SHOWN_ERRORS) loaded.bad.push({ line: row.line, reason: row.reason });
+}
+
+/** CSV, read and checked on this thread (csv-parse: a quoted field may span lines). */
+async function loadCsv(
+  options: ImportOptions,
+  staging: Staging,
+  rejects: Rejects,
+  ids: RowIds,
+  loaded: Loaded,
+) {
+  for await (const record of readRecords(options.file, options.format, options.progress.counter)) {
+    loaded.rows++;
+    options.progress.rows(1);
+    const value =
+      'value' in record ? (options.kind === 'contacts' ? csvContact(record.value) : record.value) : null;
+    const checked = value
+      ? checkRow(options.kind, record.line, value, ids)
+      : { reason: (record as { error: string }).error };
+    if ('copy' in checked) await staging.write(checked.copy);
+    else
+      await refuseRow(options, loaded, rejects, {
+        line: record.line,
+        reason: checked.reason,
+        record: value ?? undefined,
+      });
+  }
+}
+
+/** NDJSON, read here and checked by threads (src/imports/checkThreads.ts), in file order. */
+async function loadNdjson(
+  options: ImportOptions,
+  staging: Staging,
+  rejects: Rejects,
+  seed: IdSeed,
+  loaded: Loaded,
+) {
+  const setup = { kind: options.kind, seed, keepRecords: options.skipInvalid };
+  for await (const chunk of checkedChunks(options.file, setup, options.progress.counter)) {
+    loaded.rows += chunk.rows;
+    options.progress.rows(chunk.rows);
+    if (chunk.copy) await staging.write(chunk.copy);
+    for (const row of chunk.rejected) await refuseRow(options, loaded, rejects, row);
+  }
+}
+
 /** Streams the file into the staging table; bad rows go to `rejects` (or are remembered, to refuse). */
 async function load(options: ImportOptions, staging: Staging, rejects: Rejects) {
-  const ids = { next: idSequence(), event: eventIdSequence() };
-  const check = options.kind === 'contacts' ? checkContact : checkEvent;
-  const bad: Bad[] = [];
-  let rows = 0;
-  let invalid = 0;
-  for await (const record of readRecords(options.file, options.format, options.progress.counter)) {
-    rows++;
-    options.progress.row();
-    const value =
-      'value' in record && options.kind === 'contacts' && options.format === 'csv'
-        ? csvContact(record.value)
-        : 'value' in record
-          ? record.value
-          : null;
-    const checked = value ? check(record.line, value, ids) : { reason: (record as { error: string }).error };
-    if ('copy' in checked) {
-      await staging.write(checked.copy);
-      continue;
-    }
-    invalid++;
-    if (options.skipInvalid)
-      await rejects.add({ line: record.line, reason: checked.reason, record: value ?? undefined });
-    else if (bad.length < SHOWN_ERRORS) bad.push({ line: record.line, reason: checked.reason });
-  }
+  const seed = idSeed();
+  const loaded: Loaded = { rows: 0, invalid: 0, bad: [] };
+  if (options.format === 'ndjson') await loadNdjson(options, staging, rejects, seed, loaded);
+  else await loadCsv(options, staging, rejects, rowIds(seed), loaded);
   await staging.finish();
-  if (invalid > 0 && !options.skipInvalid) throw refusal(bad, invalid);
-  return { rows, invalid };
+  if (loaded.invalid > 0 && !options.skipInvalid) throw refusal(loaded.bad, loaded.invalid);
+  return { rows: loaded.rows, invalid: loaded.invalid };
 }
 
 const contactsGone = (count: number) =>

@@ -13,7 +13,8 @@ function duration(seconds: number): string {
 export type Progress = {
   /** Bytes read so far (the file reader adds to it). */
   counter: { bytes: number };
-  row: () => void;
+  /** Adds rows read. */
+  rows: (count: number) => void;
   phase: (text: string) => void;
   done: () => void;
 };
@@ -37,9 +38,11 @@ export function progressBar(totalBytes: number, enabled = process.stderr.isTTY =
   };
   return {
     counter,
-    row: () => {
-      rows++;
-      if (!enabled || (rows & 1023) !== 0) return;
+    rows: (count) => {
+      const before = rows;
+      rows += count;
+      // Redrawn at most every 1,024 rows (and REDRAW_MS).
+      if (!enabled || before >> 10 === rows >> 10) return;
       const now = Date.now();
       if (now - drawn < REDRAW_MS) return;
       drawn = now;

@@ -35,6 +35,23 @@ export async function fileSize(file: string): Promise<number> {
   return (await stat(file)).size;
 }
 
+/** Line breaks as readline (crlfDelay: Infinity) takes them: \r\n, \n, or a lone \r. */
+export const LINE_BREAK = /\r\n|\n|\r/;
+
+/** One NDJSON line: its object, why it is none, or null for a blank line (skipped, still counted). */
+export function ndjsonValue(text: string): { value: Record<string, unknown> } | { error: string } | null {
+  if (text.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: 'is not valid JSON' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { error: 'must be a JSON object' };
+  return { value: value as Record<string, unknown> };
+}
+
 async function* ndjsonRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
   const lines = createInterface({
     input: createReadStream(file).pipe(byteCounter(progress)),
@@ -43,17 +60,8 @@ async function* ndjsonRecords(file: string, progress: { bytes: number }): AsyncG
   let line = 0;
   for await (const text of lines) {
     line++;
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      yield { line, error: 'is not valid JSON' };
-      continue;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      yield { line, error: 'must be a JSON object' };
-    } else yield { line, value: value as Record<string, unknown> };
+    const read = ndjsonValue(text);
+    if (read !== null) yield { line, ...read };
   }
 }
 

@@ -4,10 +4,8 @@ import { z } from 'zod';
 import { AnonymousId, Email, JsonObject, Name, Phone } from '../contacts/index.ts';
 import { IngestEventBody } from '../events/index.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
-import type { eventIdSequence, idSequence } from './bulkIds.ts';
+import type { RowIds } from './bulkIds.ts';
 
-/** The id sources of one import: every kind, and event ids in the order of their events' times. */
-export type RowIds = { next: ReturnType<typeof idSequence>; event: ReturnType<typeof eventIdSequence> };
 export type Checked = { copy: string } | { reason: string };
 
 export const ContactRecord = z.strictObject({
@@ -101,9 +99,9 @@ export function checkContact(lineNumber: number, record: Record<string, unknown>
       contact.phone,
       contact.anonymousId,
       attributes,
-      ids.next('contact'),
-      ids.next('outgoingEvent'),
-      ids.next('outgoingEvent'),
+      ids.next('contact', lineNumber),
+      ids.next('outgoingEvent', 2 * lineNumber),
+      ids.next('outgoingEvent', 2 * lineNumber + 1),
     ]),
   };
 }
@@ -127,9 +125,6 @@ export const EVENT_COLUMNS = [
   'utm_campaign text',
   'occurred_at timestamptz',
   'event_id text',
-  'new_contact_id text',
-  'created_outbox_id text',
-  'tracked_outbox_id text',
 ];
 
 export function checkEvent(lineNumber: number, record: Record<string, unknown>, ids: RowIds): Checked {
@@ -154,7 +149,8 @@ export function checkEvent(lineNumber: number, record: Record<string, unknown>, 
     event.utmCampaign,
   ];
   if (unstorable(metadata, texts)) return { reason: 'holds a NUL character or an unpaired surrogate' };
-  const creates = !event.contactId && (event.email || event.anonymousId);
+  // The ids of the contacts and outgoing events it may make are made in SQL, from its line
+  // (countedIds), for the rows that need them.
   return {
     copy: line([
       lineNumber,
@@ -162,10 +158,19 @@ export function checkEvent(lineNumber: number, record: Record<string, unknown>, 
       metadata,
       ...texts.slice(8),
       event.timestamp,
-      ids.event(event.timestamp),
-      creates ? ids.next('contact') : null,
-      creates ? ids.next('outgoingEvent') : null,
-      ids.next('outgoingEvent'),
+      ids.event(event.timestamp, lineNumber),
     ]),
   };
+}
+
+export type ImportKind = 'contacts' | 'events';
+
+/** A row of either kind (a CSV row already made a contact record by csvContact). */
+export function checkRow(
+  kind: ImportKind,
+  line: number,
+  record: Record<string, unknown>,
+  ids: RowIds,
+): Checked {
+  return kind === 'contacts' ? checkContact(line, record, ids) : checkEvent(line, record, ids);
 }

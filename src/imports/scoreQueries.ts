@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { sql, type Tx } from '../db/pool.ts';
 import type { ActiveRuleRow } from '../scoring/index.ts';
 import { compileMetadataConditions } from '../segments/index.ts';
-import { idHead } from './bulkIds.ts';
+import { countedIds } from './bulkIds.ts';
 import { IMPORTED } from './eventQueries.ts';
 import { AFFECTED } from './stagingQueries.ts';
 
@@ -173,14 +173,14 @@ export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolea
                          rows unbounded preceding)
     ), history as (
       insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
-      select ${workspaceId}, ${idHead('scoreChange')} || lpad(upper(to_hex(nth)), 10, '0'),
+      select ${workspaceId}, ${countedIds('scoreChange')(sql.fragment`nth`)},
         contact_id, rule_id, event_id, 'rule', score - points, score
       from ordered
     ), final as (
       select distinct on (contact_id) contact_id, score, nth from ordered order by contact_id, nth desc
     ), emitted as (
       insert into outgoing_events (id, workspace_id, type, data)
-      select ${idHead('outgoingEvent')} || lpad(upper(to_hex(f.nth)), 10, '0'), ${workspaceId},
+      select ${countedIds('outgoingEvent')(sql.fragment`f.nth`)}, ${workspaceId},
         'contact.score_changed', jsonb_build_object(
           'contactId', f.contact_id, 'previousScore', c.lead_score, 'score', f.score, 'ruleId', null)
       from final f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
