@@ -178,6 +178,41 @@ describe('import events', function () {
     expect(await countRows('events', workspaceId)).to.equal(2);
   });
 
+  it('reads a file of many chunks as one reader would: line numbers across chunks, CRLF, a lone CR, blank lines', async () => {
+    const { workspaceId } = await workspace();
+    // ~600 KB: several of the chunks the checkers share (src/imports/checkThreads.ts), in turn.
+    const padding = 'p'.repeat(150);
+    const endings = ['\n', '\r\n', '\n', '\r', '\n\n'];
+    let content = '';
+    let line = 0;
+    const bad: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const ending = endings[i % endings.length];
+      line++;
+      if (i % 700 === 699) {
+        content += `{"type": "x", "email": "nope-${i}"}${ending}`;
+        bad.push(line);
+      } else
+        content += `${JSON.stringify({ type: 'visit', email: `r${i % 40}@example.com`, metadata: { padding, i } })}${ending}`;
+      if (ending === '\n\n') line++; // a blank line: counted, skipped
+    }
+    line++;
+    content += '{"type": "x", "email": "last-without-a-line-break"}';
+    bad.push(line);
+    const file = importFileOf('ndjson', content);
+    const rejects = `${file}.bad`;
+    const summary = await importJson('events', file, workspaceId, ['--skip-invalid', '--rejects', rejects]);
+    expect(summary).to.include({ rows: 3001, imported: 3000 - 4, invalid: 5, contactsCreated: 40 });
+    const { readFileSync } = await import('node:fs');
+    const rejected = readFileSync(rejects, 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text));
+    expect(rejected.map((row) => row.line)).to.deep.equal(bad);
+    expect(rejected[0].record).to.deep.equal({ type: 'x', email: 'nope-699' });
+    expect(await countRows('events', workspaceId)).to.equal(2996);
+  });
+
   it('an unknown contactId alone refuses the import too', async () => {
     const { workspaceId } = await furnished();
     const file = importFileOf('jsonl', ndjson([...purchases, { type: 'x', contactId: 'ct_unknown' }]));
