@@ -14,11 +14,13 @@ import { checkedChunks } from './checkThreads.ts';
 import { markRepeatedEmails, upsertContacts } from './contactQueries.ts';
 import {
   claimRowKeys,
-  createMissingContacts,
+  createPlannedContacts,
+  createPlanTable,
   importedTypes,
   insertEvents,
   lockEventContacts,
   markRepeatedKeys,
+  planNewContacts,
   resolveContactIds,
   resolveImportedEvents,
 } from './eventQueries.ts';
@@ -171,6 +173,10 @@ async function load(options: ImportOptions, staging: Staging, rejects: Rejects) 
   return { rows: loaded.rows, invalid: loaded.invalid };
 }
 
+const contactsTaken = (count: number) =>
+  `${count} contact${count === 1 ? '' : 's'} this file creates ${count === 1 ? 'was' : 'were'} created by someone ` +
+  'else (the same email or anonymousId) while the import ran; nothing was imported: run it again.';
+
 const contactsGone = (count: number) =>
   `${count} contact${count === 1 ? '' : 's'} of this file ${count === 1 ? 'was' : 'were'} deleted or merged ` +
   'while the import ran; nothing was imported: run it again.';
@@ -213,9 +219,10 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
   await resolveContactIds(tx, workspaceId, staging);
   await refuseOrReject(tx, options, stagingName, rejects, (await countSkips(tx, stagingName)).refused);
   await claimRowKeys(tx, workspaceId, staging);
-  const emit = listens(types, 'contact.created');
-  let contactsCreated = await createMissingContacts(tx, workspaceId, staging, { by: 'email', emit });
-  contactsCreated += await createMissingContacts(tx, workspaceId, staging, { by: 'anonymous_id', emit });
+  await createPlanTable(tx);
+  const contactsCreated =
+    (await planNewContacts(tx, workspaceId, staging, 'email')) +
+    (await planNewContacts(tx, workspaceId, staging, 'anonymous_id'));
   await resolveImportedEvents(tx, workspaceId, staging);
   const gone = await lockEventContacts(tx, workspaceId);
   if (gone > 0) throw new ImportRefused(contactsGone(gone));
@@ -233,6 +240,10 @@ async function mergeEvents(tx: Tx, options: ImportOptions, stagingName: string, 
     pageSize: IMPORT_PAGE_CONTACTS,
     segmentPageSize: IMPORT_SEGMENT_PAGE_CONTACTS,
     lap,
+    createContacts: async () => {
+      const taken = await createPlannedContacts(tx, workspaceId, listens(types, 'contact.created'));
+      if (taken > 0) throw new ImportRefused(contactsTaken(taken));
+    },
   });
   const skips = await countSkips(tx, stagingName);
   return {

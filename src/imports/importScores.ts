@@ -104,7 +104,8 @@ async function scoreEventByEvent(tx: Tx, options: ScoreOptions, contactIds: stri
   return changes.length;
 }
 
-async function scoreClamped(tx: Tx, options: ScoreOptions): Promise<number> {
+/** Scores the contacts set aside by scoreImport (`clamped` of them) event by event; they exist by now. */
+export async function scoreClamped(tx: Tx, options: ScoreOptions): Promise<number> {
   let changes = 0;
   let after = '';
   for (;;) {
@@ -115,9 +116,15 @@ async function scoreClamped(tx: Tx, options: ScoreOptions): Promise<number> {
   }
 }
 
-/** Applies the rules to the imported events; returns the number of score changes. */
-export async function scoreImport(tx: Tx, options: ScoreOptions): Promise<number> {
-  if (options.rules.length === 0) return 0;
+/**
+ * Applies the rules to the imported events, but for contacts whose score could reach the clamp:
+ * returns the number of score changes and of contacts set aside for scoreClamped.
+ */
+export async function scoreImport(
+  tx: Tx,
+  options: ScoreOptions,
+): Promise<{ changes: number; clamped: number }> {
+  if (options.rules.length === 0) return { changes: 0, clamped: 0 };
   await createFiredTable(tx);
   const ordered = options.rules.map((rule, position) => ({ ...rule, position }));
   for (const rule of ordered) {
@@ -125,6 +132,5 @@ export async function scoreImport(tx: Tx, options: ScoreOptions): Promise<number
     else await fireWithCooldown(tx, options, rule);
   }
   const clamped = await setAsideClampable(tx, options.workspaceId, SCORE_LIMIT);
-  const changes = await writeFiredScores(tx, options.workspaceId, options.emit);
-  return changes + (clamped > 0 ? await scoreClamped(tx, options) : 0);
+  return { changes: await writeFiredScores(tx, options.workspaceId, options.emit), clamped };
 }

@@ -12,7 +12,7 @@ import { sql, type Tx } from '../db/pool.ts';
 import type { ActiveRuleRow } from '../scoring/index.ts';
 import { compileMetadataConditions } from '../segments/index.ts';
 import { countedIds } from './bulkIds.ts';
-import { IMPORTED } from './eventQueries.ts';
+import { IMPORTED, PLANNED, PLANNED_SCORES } from './eventQueries.ts';
 import { AFFECTED } from './stagingQueries.ts';
 
 export const FIRED = sql.identifier(['import_fired']);
@@ -139,9 +139,10 @@ export async function setAsideClampable(tx: Tx, workspaceId: string, limit: numb
   return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
     with risky as (
       insert into import_clamped
-      select f.contact_id from ${FIRED} f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      select f.contact_id from ${FIRED} f
+      left join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
       group by f.contact_id, c.lead_score
-      having abs(c.lead_score::bigint) + sum(abs(f.points::bigint)) > ${limit}
+      having abs(coalesce(c.lead_score, 0)::bigint) + sum(abs(f.points::bigint)) > ${limit}
       returning contact_id
     ), removed as (
       delete from ${FIRED} f using risky r where f.contact_id = r.contact_id
@@ -166,9 +167,9 @@ export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolea
   return tx.oneFirst(sql.type(z.object({ n: z.number() }))`
     with ordered as (
       select f.contact_id, f.event_id, f.rule_id, f.points,
-        c.lead_score + sum(f.points) over running as score,
+        coalesce(c.lead_score, 0) + sum(f.points) over running as score,
         row_number() over (order by f.contact_id, f.occurred_at, f.line, f.rule_position) as nth
-      from ${FIRED} f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      from ${FIRED} f left join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
       window running as (partition by f.contact_id order by f.occurred_at, f.line, f.rule_position
                          rows unbounded preceding)
     ), history as (
@@ -182,12 +183,16 @@ export async function writeFiredScores(tx: Tx, workspaceId: string, emit: boolea
       insert into outgoing_events (id, workspace_id, type, data)
       select ${countedIds('outgoingEvent')(sql.fragment`f.nth`)}, ${workspaceId},
         'contact.score_changed', jsonb_build_object(
-          'contactId', f.contact_id, 'previousScore', c.lead_score, 'score', f.score, 'ruleId', null)
-      from final f join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
-      where ${emit} and f.score <> c.lead_score
+          'contactId', f.contact_id, 'previousScore', coalesce(c.lead_score, 0), 'score', f.score, 'ruleId', null)
+      from final f left join contacts c on c.workspace_id = ${workspaceId} and c.id = f.contact_id
+      where ${emit} and f.score <> coalesce(c.lead_score, 0)
     ), scored as (
       update contacts c set lead_score = f.score
       from final f where c.workspace_id = ${workspaceId} and c.id = f.contact_id
+    ), planned as (
+      -- Contacts the import plans (not created yet) take theirs when created (createPlannedContacts).
+      insert into ${PLANNED_SCORES} (contact_id, score)
+      select f.contact_id, f.score from final f join ${PLANNED} n on n.id = f.contact_id
     )
     select count(*)::int as n from ordered
   `);

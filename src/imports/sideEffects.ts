@@ -20,7 +20,7 @@ import {
   triggeredCampaigns,
 } from './effectQueries.ts';
 import { stagedEvents } from './eventQueries.ts';
-import { scoreImport } from './importScores.ts';
+import { scoreClamped, scoreImport } from './importScores.ts';
 import { affectedPage } from './stagingQueries.ts';
 
 export type EffectCounts = { scoreChanges: number; entered: number; exited: number; enrollments: number };
@@ -38,6 +38,8 @@ export type EffectOptions = {
   /** Contacts per segment diff (only their ids come back to Node). */
   segmentPageSize: number;
   onPage?: (contacts: number) => void;
+  /** Creates the contacts the import planned, once their scores are known (an events import). */
+  createContacts?: () => Promise<void>;
   /** Ends a phase of the import's clock (scores, then segments). */
   lap?: (phase: string) => void;
 };
@@ -96,13 +98,15 @@ async function segmentPage(
 export async function applyImportEffects(tx: Tx, options: EffectOptions): Promise<EffectCounts> {
   const definitions = await loadDefinitions(tx, options);
   const counts: EffectCounts = { scoreChanges: 0, entered: 0, exited: 0, enrollments: 0 };
-  if (options.events && definitions.rules.length > 0)
-    counts.scoreChanges = await scoreImport(tx, {
-      workspaceId: options.workspaceId,
-      rules: definitions.rules,
-      emit: options.emitScores,
-      pageSize: options.pageSize,
-    });
+  const scoring = {
+    workspaceId: options.workspaceId,
+    rules: definitions.rules,
+    emit: options.emitScores,
+    pageSize: options.pageSize,
+  };
+  const scored = options.events ? await scoreImport(tx, scoring) : { changes: 0, clamped: 0 };
+  await options.createContacts?.();
+  counts.scoreChanges = scored.changes + (scored.clamped > 0 ? await scoreClamped(tx, scoring) : 0);
   options.lap?.('scores');
   let after = '';
   for (;;) {

@@ -3,7 +3,14 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../src/outbox/emit.ts';
-import { createContact, eraseAround, orphanEvents, outgoing, workspace } from '../events/support.ts';
+import {
+  createContact,
+  eraseAround,
+  orphanEvents,
+  outgoing,
+  waitForLockWaiter,
+  workspace,
+} from '../events/support.ts';
 import type { Client } from '../support/client.ts';
 import { server } from '../support/server.ts';
 import {
@@ -233,6 +240,36 @@ describe('import events', function () {
     expect(refused.code, refused.stdout).to.equal(1);
     expect(refused.stderr).to.contain('1 contact of this file was deleted or merged while the import ran');
     expect(await countRows('events', workspaceId)).to.equal(0);
+  });
+
+  it('refuses, importing nothing, when a contact it would create is created by someone else while it runs', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    const ann = await createContact(admin, base, { email: 'ann@example.com' });
+    const file = importFileOf(
+      'ndjson',
+      ndjson([
+        { type: 'visit', email: 'ann@example.com' },
+        { type: 'visit', email: 'zed@example.com' },
+      ]),
+    );
+    // Holding Ann makes the import wait after it planned Zed's contact, while Zed is created.
+    const holder = new pg.Client({ connectionString: server().databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from contacts where id = $1 for update', [ann.id]);
+      const run = runImport('events', file, workspaceId);
+      await Promise.race([waitForLockWaiter(), run]);
+      await createContact(admin, base, { email: 'zed@example.com' });
+      await holder.query('commit');
+      const refused = await run;
+      expect(refused.code, refused.stdout).to.equal(1);
+      expect(refused.stderr).to.contain('1 contact this file creates was created by someone else');
+    } finally {
+      await holder.end();
+    }
+    expect(await countRows('events', workspaceId)).to.equal(0);
+    expect(await countRows('contacts', workspaceId)).to.equal(2);
   });
 
   it('--dry-run reports what it would do and changes nothing', async () => {
