@@ -17,7 +17,7 @@ const CHUNK_BYTES = 128 * 1024;
 /** Chunks given to each checker ahead of the one being written (memory stays a few chunks). */
 const AHEAD_PER_CHECKER = 2;
 /** A thread's heap: a chunk's lines and values at a time (a single line may be large). */
-const THREAD_HEAP = { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 512 };
+const THREAD_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 
 /** Checkers of an import's rows: one a core, at most 4 (the database's backend works meanwhile too). */
 export const checkerCount = () => Math.min(4, availableParallelism());
