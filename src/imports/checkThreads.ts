@@ -15,7 +15,7 @@ import { LINE_BREAK } from './read.ts';
 /** Bytes read at a time; a chunk is what they hold up to their last line break. */
 const CHUNK_BYTES = 128 * 1024;
 /** Chunks given to each checker ahead of the one being written (memory stays a few chunks). */
-const AHEAD_PER_CHECKER = 2;
+const AHEAD_PER_CHECKER = 1;
 /** A thread's heap: a chunk's lines and values at a time (a single line may be large). */
 const THREAD_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 

@@ -67,12 +67,23 @@ const Candidate = z.object({
   line: z.number(),
 });
 
+/**
+ * Matches of a cooldown rule read into Node a page at a time: the page's contacts stop where their
+ * matches pass this many (one contact's matches come whole: its chain is walked in one go).
+ * Memory stays bounded by it rather than by how many events the page's contacts have.
+ */
+const COOLDOWN_PAGE_EVENTS = 2_000;
+
 /** The next contacts' matches of a cooldown rule, in event order (the rule's `where` tested in SQL). */
 export async function cooldownCandidates(tx: Tx, rule: OrderedRule, afterContact: string, contacts: number) {
   return tx.any(sql.type(Candidate)`
-    with page as (
-      select distinct s.contact_id ${matching(rule)} and s.contact_id > ${afterContact}
-      order by s.contact_id limit ${contacts}
+    with counted as (
+      select s.contact_id, count(*) as matches ${matching(rule)} and s.contact_id > ${afterContact}
+      group by s.contact_id order by s.contact_id limit ${contacts}
+    ), page as (
+      select contact_id from (
+        select contact_id, sum(matches) over (order by contact_id) - matches as before from counted) c
+      where before < ${COOLDOWN_PAGE_EVENTS}
     )
     select s.event_id as id, s.contact_id as "contactId", s.type, '{}'::jsonb as metadata,
       s.occurred_at as "occurredAt", s.occurred_at::text as "exactAt", s.line
