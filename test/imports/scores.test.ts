@@ -155,4 +155,48 @@ describe('import events: lead scores', function () {
       moved.map(([id, score]) => ({ contactId: id, previousScore: scores.get(id), score, ruleId: null })),
     );
   });
+
+  it('walks a cooldown rule over pages of contacts with more matches than a page holds, as ingest would', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    const rule = { name: 'Demo', eventType: 'demo', points: 3, cooldown: 'PT1H' };
+    expect((await admin.post(`${base}/scoring-rules`, rule)).status).to.equal(201);
+    // 5 contacts × 900 matches: pages of ~2,000 matches (src/imports/scoreQueries.ts) cut between
+    // contacts, never within one; a match every 25 minutes, so the cooldown skips some.
+    const file = Array.from({ length: 4_500 }, (_, i) => ({
+      id: `d${i}`,
+      type: 'demo',
+      email: `c${i % 5}@example.com`,
+      timestamp: new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 5) * 25 * 60_000).toISOString(),
+    }));
+    await importJson('events', importFileOf('ndjson', ndjson(file)), workspaceId);
+    const { rules, scores } = await state(workspaceId);
+    const ids = new Map(
+      (
+        await db().any(sql.type(z.object({ key: z.string(), event_id: z.string() }))`
+          select key, event_id from event_idempotency_keys where workspace_id = ${workspaceId}
+        `)
+      ).map((row) => [row.key, row.event_id]),
+    );
+    const contacts = new Map(scores.map((contact) => [contact.email, contact.id]));
+    const expected = scoreEvents(
+      rules,
+      file.map((row) => ({
+        id: ids.get(row.id)!,
+        contactId: contacts.get(row.email)!,
+        type: row.type,
+        metadata: {},
+        occurredAt: row.timestamp,
+      })),
+      { scores: new Map([...contacts.values()].map((id) => [id, 0])), history: [] },
+    );
+    expect(expected.length).to.be.within(1_000, 4_499); // the cooldown skipped some, not all
+    const final = (id: string) => expected.filter((change) => change.contactId === id).at(-1)!.score;
+    expect(Object.fromEntries(scores.map((contact) => [contact.email, contact.lead_score]))).to.deep.equal(
+      Object.fromEntries([...contacts].map(([email, id]) => [email, final(id)])),
+    );
+    const recorded = await db().oneFirst(sql.type(z.object({ n: z.number() }))`
+      select count(*)::int as n from score_changes where workspace_id = ${workspaceId}
+    `);
+    expect(recorded).to.equal(expected.length);
+  });
 });
