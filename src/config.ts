@@ -177,6 +177,9 @@ const environmentSchema = z.object({
   // `switchboard import`: memory PostgreSQL may use for the merge's sorts, hashes and temporary
   // tables (work_mem, maintenance_work_mem and temp_buffers of its transaction).
   IMPORT_WORK_MEM_MB: wholeNumber(4, 65_536, ' of megabytes').default(256),
+  // `switchboard import`: how many threads check an NDJSON file's rows, the main one included
+  // (unset: one a core, at most 4; src/imports/checkThreads.ts).
+  IMPORT_CHECKERS: wholeNumber(1, 64).optional(),
   // Events are partitioned by month (sql/0031): how many months ahead partitions are made.
   EVENT_PARTITIONS_AHEAD_MONTHS: wholeNumber(1, 24, ' of months').default(3),
   SEGMENT_REFRESH_MS_PER_WORKSPACE: durationMs(10_000),

@@ -78,6 +78,7 @@ function action(kind: ImportKind) {
           rejects: options.rejects ?? `${file}.rejects`,
           triggerCampaigns: options.triggerCampaigns ?? false,
           progress,
+          checkers: context.config.IMPORT_CHECKERS,
         }),
       ),
     )) as Summary;

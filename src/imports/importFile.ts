@@ -43,6 +43,8 @@ export type ImportOptions = {
   rejects: string;
   triggerCampaigns: boolean;
   progress: Progress;
+  /** Threads that check an NDJSON file's rows, the main one included (IMPORT_CHECKERS). */
+  checkers?: number;
 };
 
 /** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
@@ -154,7 +156,8 @@ async function loadNdjson(
   loaded: Loaded,
 ) {
   const setup = { kind: options.kind, seed, keepRecords: options.skipInvalid };
-  for await (const chunk of checkedChunks(options.file, setup, options.progress.counter)) {
+  const chunks = checkedChunks(options.file, setup, options.progress.counter, options.checkers);
+  for await (const chunk of chunks) {
     loaded.rows += chunk.rows;
     options.progress.rows(chunk.rows);
     if (chunk.copy) await staging.write(chunk.copy);

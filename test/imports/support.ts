@@ -26,8 +26,9 @@ export function runImport(
   file: string,
   workspaceId: string,
   extra: string[] = [],
+  env: Record<string, string> = {},
 ) {
-  return runCli(['import', kind, file, '--workspace', workspaceId, ...extra]);
+  return runCli(['import', kind, file, '--workspace', workspaceId, ...extra], { env });
 }
 
 /** The import with --json, which must succeed; its summary. */
