@@ -112,7 +112,7 @@ describe('sign-in page (HTML)', () => {
     const { token } = await openSigninPage(wrongToken);
     const wrong = await postForm(wrongToken, '/auth/signin', {
       ...credentials,
-      _csrf: `${token.slice(0, -2)}xx`,
+      _csrf: `${token.slice(0, -2)}${token.endsWith('xx') ? 'yy' : 'xx'}`, // always another token
     });
 
     // A token copied from someone else's page is useless without the matching cookie.
