@@ -29,7 +29,7 @@ const FEATURE_ORDER = [
   'health',
 ];
 /** Platform kits: they know no feature. */
-const KITS = ['http', 'jobs', 'outbox', 'db', 'cli', 'net', 'secrets', 'templates'];
+const KITS = ['http', 'jobs', 'outbox', 'db', 'cli', 'net', 'secrets', 'templates', 'threads'];
 const GROUND = '^src/(config|log|version)\\.ts$';
 
 const any = (names) => `^src/(${names.join('|')})/`;

@@ -7,7 +7,7 @@
 // on the main thread alone (a quoted field may span lines).
 import { createReadStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { startThreadCalls } from '../threads/calls.ts';
 import { rowIds } from './bulkIds.ts';
 import { type CheckedChunk, type CheckSetup, type ChunkRequest, checkChunk } from './checkChunk.ts';
 import { LINE_BREAK } from './read.ts';
@@ -58,35 +58,18 @@ async function* wholeLines(file: string, progress: { bytes: number }): AsyncGene
 }
 
 type Checker = { check: (request: ChunkRequest) => Promise<CheckedChunk>; stop: () => Promise<unknown> };
-type Waiting = { resolve: (chunk: CheckedChunk) => void; reject: (error: Error) => void };
 
 function startThread(setup: CheckSetup): Checker {
-  const worker = new Worker(new URL('./checkThread.ts', import.meta.url), {
+  const thread = startThreadCalls<ChunkRequest, CheckedChunk>(new URL('./checkThread.ts', import.meta.url), {
     workerData: setup,
     resourceLimits: THREAD_HEAP,
+    stopped: (cause) =>
+      cause instanceof Error ? cause : new Error(`an import's checking thread stopped (exit code ${cause})`),
   });
-  const waiting = new Map<number, Waiting>();
-  const fail = (error: Error) => {
-    for (const one of waiting.values()) one.reject(error);
-    waiting.clear();
-  };
-  worker.on('message', (chunk: CheckedChunk) => {
-    waiting.get(chunk.id)?.resolve(chunk);
-    waiting.delete(chunk.id);
-  });
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`an import's checking thread stopped (exit code ${code})`)));
   return {
-    check: (request) => {
-      const answer = new Promise<CheckedChunk>((resolve, reject) =>
-        waiting.set(request.id, { resolve, reject }),
-      );
-      // Awaited in file order: a failure is seen when its turn comes, not as an unhandled rejection.
-      answer.catch(() => {});
-      worker.postMessage(request, [request.bytes.buffer as ArrayBuffer]);
-      return answer;
-    },
-    stop: () => worker.terminate(),
+    // The chunk's bytes move to the thread (not copied).
+    check: (request) => thread.call(request, [request.bytes.buffer as ArrayBuffer]),
+    stop: () => thread.worker.terminate(),
   };
 }
 

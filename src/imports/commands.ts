@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { registerStepQueue } from '../campaigns/index.ts';
 import { type CliContext, parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
 import { createBoss } from '../jobs/boss.ts';
-import { type ImportKind, importFile } from './importFile.ts';
+import { importFile } from './importFile.ts';
 import { progressBar } from './progress.ts';
 import { fileSize, formatOf } from './read.ts';
+import type { ImportKind } from './rows.ts';
 
 const ImportCommandOptions = z.object({
   workspace: z.string().min(1),

@@ -31,8 +31,6 @@ import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
 import { createStaging, type Staging } from './stage.ts';
 import { countSkips, prepareMerge, refusedRows, subscribedTypes } from './stagingQueries.ts';
 
-export type { ImportKind };
-
 export type ImportOptions = {
   kind: ImportKind;
   file: string;

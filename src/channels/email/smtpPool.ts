@@ -4,15 +4,14 @@
 // dies, every send in flight fails as a broken connection would (a retry, src/channels/email/send.ts)
 // and the next send starts a new thread, where each pool opens again on its first use.
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import { startThreadCalls, type ThreadCalls } from '../../threads/calls.ts';
 import type { FromThread, ToThread } from './smtpThread.ts';
 
 export type PoolDelivery = { accepted: string[]; response: string; messageId: string };
 
-type Waiting = { resolve: (delivery: PoolDelivery) => void; reject: (error: Error) => void };
-type Thread = { worker: Worker; waiting: Map<number, Waiting> };
+type Thread = ThreadCalls<Extract<ToThread, { kind: 'send' }>, FromThread>;
 
 /**
  * A ceiling on the thread's old generation: it keeps only its pools and the messages in flight
@@ -32,28 +31,21 @@ let pools = 0;
 const smtpError = (error: FromThread & { ok: false }) =>
   Object.assign(new Error(error.error.message), error.error);
 
-function ended(ending: Thread, cause: string) {
-  if (thread === ending) thread = null;
-  const error = Object.assign(new Error(`SMTP thread stopped: ${cause}`), { code: 'ECONNECTION' });
-  for (const waiting of ending.waiting.values()) waiting.reject(error);
-  ending.waiting.clear();
-}
-
 function start(): Thread {
-  const worker = new Worker(new URL('./smtpThread.ts', import.meta.url), { resourceLimits: THREAD_HEAP });
-  const started: Thread = { worker, waiting: new Map() };
-  // Idle pooled connections do not keep the process alive; a send in flight does (see send).
-  worker.unref();
-  worker.on('message', (reply: FromThread) => {
-    const waiting = started.waiting.get(reply.id);
-    started.waiting.delete(reply.id);
-    if (started.waiting.size === 0) worker.unref();
-    if (reply.ok)
-      waiting?.resolve({ accepted: reply.accepted, response: reply.response, messageId: reply.messageId });
-    else waiting?.reject(smtpError(reply));
+  const started: Thread = startThreadCalls(new URL('./smtpThread.ts', import.meta.url), {
+    resourceLimits: THREAD_HEAP,
+    // Idle pooled connections do not keep the process alive; a send in flight does.
+    refWhileWaiting: true,
+    // A send the thread cannot finish fails as a broken connection would: a retry.
+    stopped: (cause) =>
+      Object.assign(
+        new Error(`SMTP thread stopped: ${cause instanceof Error ? cause.message : `exit code ${cause}`}`),
+        { code: 'ECONNECTION' },
+      ),
+    onStop: () => {
+      if (thread === started) thread = null;
+    },
   });
-  worker.on('error', (error) => ended(started, error.message));
-  worker.on('exit', (code) => ended(started, `exit code ${code}`));
   return started;
 }
 
@@ -68,20 +60,16 @@ export function smtpPool(options: SMTPPool.Options): SmtpPool {
   let openedIn: Thread | null = null;
   const post = (target: Thread, message: ToThread) => target.worker.postMessage(message);
   return {
-    send: (mail) => {
+    send: async (mail) => {
       thread ??= start();
       const current = thread;
       if (openedIn !== current) {
         post(current, { kind: 'open', pool: key, options });
         openedIn = current;
       }
-      const id = ++sends;
-      const delivered = new Promise<PoolDelivery>((resolve, reject) =>
-        current.waiting.set(id, { resolve, reject }),
-      );
-      current.worker.ref();
-      post(current, { kind: 'send', id, pool: key, mail });
-      return delivered;
+      const reply = await current.call({ kind: 'send', id: ++sends, pool: key, mail });
+      if (!reply.ok) throw smtpError(reply);
+      return { accepted: reply.accepted, response: reply.response, messageId: reply.messageId };
     },
     close: () => {
       if (openedIn && openedIn === thread) post(openedIn, { kind: 'close', pool: key });
