@@ -54,14 +54,10 @@ export function cachedDefinitions(workspaceId: string): Cached | undefined {
 /**
  * Definitions: the workspace's segments by id, active campaigns with a trigger by id, active
  * scoring rules by creation, when its version is not `knownVersion`, else null. Rule history:
- * when each rule of these event types that is not repeatable or has a cooldown last scored each of
- * these contacts (the contacts are locked by now, so it cannot move before scoring).
+ * when each rule that is not repeatable or has a cooldown last scored each contact that brought an
+ * event of its type (the contacts are locked by now, so it cannot move before scoring).
  */
-export function definitionColumns(
-  workspaceId: string,
-  known: Cached | undefined,
-  { contactIds, eventTypes }: { contactIds: string[]; eventTypes: string[] },
-) {
+export function definitionColumns(workspaceId: string, known: Cached | undefined, pairs: ContactTypes) {
   // -1: no workspace has it, so without a cached copy the definitions are always read.
   const knownVersion = known?.version ?? -1;
   return sql.fragment`
@@ -81,22 +77,37 @@ export function definitionColumns(
           select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
           where workspace_id = ${workspaceId} and active) r)
       ) end as definitions,
-      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, contactIds, eventTypes)}) h) as rule_history`;
+      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, pairs)}) h) as rule_history`;
 }
 
-/** When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
- * events keep cooldowns in event time); the change's own time when that event is gone. */
-function ruleHistory(workspaceId: string, contactIds: string[], eventTypes: string[]) {
+/** Each contact of a request with each event type it brought, as two arrays of the same length. */
+export type ContactTypes = { contactIds: string[]; types: string[] };
+
+export function contactTypes(events: readonly { contact_id: string | null; type: string }[]): ContactTypes {
+  const pairs = new Map<string, { contactId: string; type: string }>();
+  for (const { contact_id, type } of events)
+    if (contact_id) pairs.set(`${contact_id} ${type}`, { contactId: contact_id, type });
+  const list = [...pairs.values()];
+  return { contactIds: list.map((pair) => pair.contactId), types: list.map((pair) => pair.type) };
+}
+
+/**
+ * When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
+ * events keep cooldowns in event time); the change's own time when that event is gone. Only for
+ * the limited rules of an event type the contact brought, the only pairs scoring looks up: with
+ * every rule of the request's types for every contact of it, a 1,000-event batch read ~1,400
+ * history rows where ~150 were needed (most contacts' first signup), 19 ms of the statement.
+ */
+function ruleHistory(workspaceId: string, { contactIds, types }: ContactTypes) {
   return sql.fragment`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
-    from score_changes sc left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
+    from unnest(${sql.array(contactIds, 'text')}::text[], ${sql.array(types, 'text')}::text[]) as p(contact_id, type)
+    join scoring_rules r on r.workspace_id = ${workspaceId} and r.event_type = p.type and r.active
+      and (not r.repeatable or r.cooldown_seconds is not null)
+    join score_changes sc on sc.workspace_id = ${workspaceId} and sc.rule_id = r.id
+      and sc.contact_id = p.contact_id and sc.reason = 'rule'
+    left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
       and e.occurred_at < now() + interval '1 day' -- skips the months ahead (no event is stored there)
-    where sc.workspace_id = ${workspaceId} and sc.reason = 'rule'
-      and sc.contact_id = any(${sql.array(contactIds, 'text')})
-      and sc.rule_id in (
-        select id from scoring_rules
-        where workspace_id = ${workspaceId} and active and (not repeatable or cooldown_seconds is not null)
-          and event_type = any(${sql.array(eventTypes, 'text')}))
     group by sc.rule_id, sc.contact_id`;
 }
 

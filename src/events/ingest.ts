@@ -104,10 +104,7 @@ async function ingest(
     toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
   );
   if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
-  const withContact = [
-    ...new Set(newEvents.flatMap((event) => (event.contact_id ? [event.contact_id] : []))),
-  ];
-  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents, withContact);
+  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents);
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,

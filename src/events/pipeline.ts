@@ -16,7 +16,7 @@ import {
 import type { ContactRow } from '../contacts/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { emitScoreChanges, type ScoredEvent, scoreEvents, scoreRows, scoreWrites } from '../scoring/index.ts';
-import { reevaluateSegments, reevaluateSegmentsAndEnroll } from '../segments/index.ts';
+import { reevaluateSegments, reevaluateSegmentsAndEnroll, scoreMoveMatters } from '../segments/index.ts';
 import type { Definitions, SegmentDefinition } from './definitions.ts';
 
 /**
@@ -43,6 +43,27 @@ function contactsPerSegment(
         createdIds.has(contactId) || segment.depends_on_event_types.some((type) => types.has(type))
           ? [contactId]
           : [],
+      ),
+    ]),
+  );
+}
+
+/**
+ * For each segment reading the score, the contacts whose score moved across one of its bounds.
+ * The others' outcome is what it was with their old score: what the segment diff before scoring
+ * found, or for a segment it did not evaluate, the membership they had (a move from 12 to 13
+ * cannot cross `leadScore >= 50`).
+ */
+function contactsWhoseMoveMatters(
+  segments: readonly SegmentDefinition[],
+  before: ReadonlyMap<string, number>,
+  after: readonly { id: string; score: number }[],
+): Map<string, string[]> {
+  return new Map(
+    segments.map((segment) => [
+      segment.id,
+      after.flatMap((row) =>
+        scoreMoveMatters(segment.rules, before.get(row.id)!, row.score) ? [row.id] : [],
       ),
     ]),
   );
@@ -82,6 +103,7 @@ export async function applySideEffects(
   const rescored = final.map((row) => row.id);
   const write = scoreWrites(workspaceId, rows, final);
   const byScore = segments.filter((segment) => segment.depends_on_score);
-  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, { write });
+  const only = contactsWhoseMoveMatters(byScore, scores, final);
+  const entered = await reevaluateSegments(tx, workspaceId, byScore, rescored, { write, only });
   await enrollWithCampaigns(tx, workspaceId, campaigns, entered);
 }

@@ -1,7 +1,13 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
-import { cachedDefinitions, DefinitionColumns, definitionColumns, definitionsFor } from './definitions.ts';
+import {
+  cachedDefinitions,
+  contactTypes,
+  DefinitionColumns,
+  definitionColumns,
+  definitionsFor,
+} from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -52,13 +58,7 @@ const InsertedWithDefinitions = DefinitionColumns.extend({ inserted: z.array(Ins
  * One statement for any number of events: inserts them and reads the definitions the pipeline
  * will apply to them. Returns each event id with its stored time, and the definitions.
  */
-export async function insertEvents(
-  db: Db,
-  workspaceId: string,
-  source: string,
-  events: NewEvent[],
-  contactIds: string[],
-) {
+export async function insertEvents(db: Db, workspaceId: string, source: string, events: NewEvent[]) {
   const known = cachedDefinitions(workspaceId);
   const { inserted, ...columns } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
     with inserted as (
@@ -72,7 +72,7 @@ export async function insertEvents(
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
-      ${definitionColumns(workspaceId, known, { contactIds, eventTypes: [...new Set(events.map((event) => event.type))] })}
+      ${definitionColumns(workspaceId, known, contactTypes(events))}
     from workspaces w where w.id = ${workspaceId}
   `);
   return { inserted, definitions: definitionsFor(workspaceId, known, columns) };

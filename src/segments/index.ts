@@ -17,4 +17,5 @@ export {
   matchesMetadataConditions,
   type Rule,
   SegmentRules,
+  scoreMoveMatters,
 } from './rules.ts';

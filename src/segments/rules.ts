@@ -1,5 +1,7 @@
 // The rule grammar shared by segments, scoring rules (`where`) and campaign triggers (`where`):
 // its schemas, its SQL compiler, its JavaScript matcher, and what a rule tree depends on.
+
+import type { Comparison } from './conditionSchemas.ts';
 import { durationSeconds } from './duration.ts';
 import type { Rule } from './ruleSchemas.ts';
 
@@ -55,4 +57,28 @@ export function timeWindows(rule: Rule): { eventType: string; seconds: number }[
   if ('event' in rule && rule.within)
     return [{ eventType: rule.event, seconds: durationSeconds(rule.within)! }];
   return [];
+}
+
+function holds(value: number, comparison: Comparison): boolean {
+  const { gte, gt, lte, lt, eq } = comparison;
+  return (
+    (gte === undefined || value >= gte) &&
+    (gt === undefined || value > gt) &&
+    (lte === undefined || value <= lte) &&
+    (lt === undefined || value < lt) &&
+    (eq === undefined || value === eq)
+  );
+}
+
+/**
+ * Whether a lead score moving from `before` to `after` changes any `leadScore` condition of the
+ * rule. When none changes, the rule's outcome is what it was with the old score, so a segment need
+ * not be evaluated again for that move.
+ */
+export function scoreMoveMatters(rule: Rule, before: number, after: number): boolean {
+  if ('all' in rule) return rule.all.some((child) => scoreMoveMatters(child, before, after));
+  if ('any' in rule) return rule.any.some((child) => scoreMoveMatters(child, before, after));
+  if ('not' in rule) return scoreMoveMatters(rule.not, before, after);
+  if ('leadScore' in rule) return holds(before, rule.leadScore) !== holds(after, rule.leadScore);
+  return false;
 }

@@ -115,6 +115,56 @@ describe('scoring: applying rules', () => {
     expect(contacts.body.data[0].leadScore).to.equal(30);
   });
 
+  it('moves contacts whose score crosses a bound, either way, and keeps those that move within one', async () => {
+    const ctx = await workspace();
+    const contact = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
+    const hot = await createSegment(ctx.admin, ctx.base, { leadScore: { gte: 30 } });
+    const cold = await createSegment(ctx.admin, ctx.base, { not: { leadScore: { gte: 20 } } });
+    const exact = await createSegment(ctx.admin, ctx.base, { any: [{ leadScore: { eq: 35 } }] });
+    await addRule(ctx, { eventType: 'visit', points: 5 });
+    await addRule(ctx, { eventType: 'complaint', points: -40 });
+    const send = async (...types: string[]) => {
+      const events = types.map((type) => ({ type, contactId: contact }));
+      const response = await ctx.admin.post(`${ctx.base}/events/batch`, { events });
+      expect(response.status, response.text).to.equal(201);
+      return {
+        hot: (await memberIds(ctx.admin, ctx.base, hot.id)).includes(contact),
+        cold: (await memberIds(ctx.admin, ctx.base, cold.id)).includes(contact),
+        exact: (await memberIds(ctx.admin, ctx.base, exact.id)).includes(contact),
+      };
+    };
+    expect(await send('visit', 'visit')).to.deep.equal({ hot: false, cold: true, exact: false }); // 10
+    expect(await send('visit', 'visit')).to.deep.equal({ hot: false, cold: false, exact: false }); // 20
+    expect(await send('visit', 'visit')).to.deep.equal({ hot: true, cold: false, exact: false }); // 30
+    expect(await send('visit')).to.deep.equal({ hot: true, cold: false, exact: true }); // 35
+    expect(await send('visit')).to.deep.equal({ hot: true, cold: false, exact: false }); // 40
+    expect(await send('complaint')).to.deep.equal({ hot: false, cold: true, exact: false }); // 0
+    expect(await scoreOf(ctx, contact)).to.equal(0);
+  });
+
+  it("reads each limited rule's history only for the contacts that brought its event type", async () => {
+    const ctx = await workspace();
+    const [ada, bob] = [
+      (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id,
+      (await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' })).id,
+    ];
+    await addRule(ctx, { eventType: 'signup', points: 50, repeatable: false });
+    await addRule(ctx, { eventType: 'demo', points: 7, cooldown: 'P1D' });
+    await track(ctx.admin, ctx.base, { type: 'signup', contactId: ada }); // ada 50
+    await track(ctx.admin, ctx.base, { type: 'demo', contactId: bob }); // bob 7
+    const batch = await ctx.admin.post(`${ctx.base}/events/batch`, {
+      events: [
+        { type: 'signup', contactId: ada }, // scored before: nothing
+        { type: 'demo', contactId: ada }, // first demo: 7
+        { type: 'signup', contactId: bob }, // first signup: 50
+        { type: 'demo', contactId: bob }, // within the cooldown: nothing
+      ],
+    });
+    expect(batch.status, batch.text).to.equal(201);
+    expect(await scoreOf(ctx, ada)).to.equal(57);
+    expect(await scoreOf(ctx, bob)).to.equal(57);
+  });
+
   it('answers 404 for score history of an unknown or foreign contact, and needs contacts:read', async () => {
     const ctx = await workspace();
     const contact = (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id;
