@@ -4,7 +4,7 @@
 // segment.entered / segment.exited in the same transaction.
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { jsonbRows, preparedByText, sql, type Tx } from '../db/pool.ts';
+import { preparedByText, sql, type Tx } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
 import { findSegmentsDependingOn, type SegmentRules } from './queries.ts';
 import { compileSegmentRules, type DependencyField } from './rules.ts';
@@ -65,22 +65,31 @@ export type DiffOptions = {
   fresh?: boolean;
 };
 
+const decoder = new TextDecoder();
+
 /**
  * Per contact, a character per segment: '1' where `only` names the contact for that segment (a
- * segment `only` does not name is evaluated for every contact, whatever its character).
+ * segment `only` does not name is evaluated for every contact, whatever its character). As the
+ * text of a jsonb object, written directly: a map of arrays joined and then stringified took twice
+ * as long, on every batch.
  */
 function contactFlags(
   segments: readonly SegmentRules[],
   ids: readonly string[],
   only: ReadonlyMap<string, readonly string[]>,
-): Record<string, string> {
-  const flags = new Map(ids.map((id) => [id, Array<string>(segments.length).fill('0')]));
+): string {
+  const width = segments.length;
+  const rowOf = new Map(ids.map((id, row) => [id, row]));
+  const cells = new Uint8Array(ids.length * width).fill(0x30); // '0'
   for (const [position, segment] of segments.entries())
     for (const id of only.get(segment.id) ?? []) {
-      const row = flags.get(id);
-      if (row) row[position] = '1';
+      const row = rowOf.get(id);
+      if (row !== undefined) cells[row * width + position] = 0x31; // '1'
     }
-  return Object.fromEntries([...flags].map(([id, row]) => [id, row.join('')]));
+  const entries = ids.map(
+    (id, row) => `${JSON.stringify(id)}:"${decoder.decode(cells.subarray(row * width, (row + 1) * width))}"`,
+  );
+  return `{${entries.join(',')}}`;
 }
 
 async function diffForContacts(
@@ -101,7 +110,7 @@ async function diffForContacts(
   // search). Each segment's own `id = any(subset)` was a linear scan of the subset for every target
   // row: in a generic plan nothing hashes it, and a 1,000-event batch spent ~25 ms of its ~70 ms
   // diff comparing ids (auto_explain).
-  const flagsColumn = flags ? sql.fragment`, ${jsonbRows(flags)} ->> t.id as segment_flags` : sql.fragment``;
+  const flagsColumn = flags ? sql.fragment`, ${flags}::jsonb ->> t.id as segment_flags` : sql.fragment``;
   // The contacts are found once, not once per segment: with a batch's thousand ids, each
   // segment's own `id = any(…)` scan of the workspace cost more than its rules. The text is
   // the same for the same segments, so it is prepared: parsing and planning it was most of its cost.
