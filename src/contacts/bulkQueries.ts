@@ -13,34 +13,19 @@ const FoundRow = ContactRow.extend({
 export type FoundContact = z.infer<typeof FoundRow>;
 
 /**
- * `key share` keeps a contact from being deleted or merged away (or its email or anonymousId from
- * changing) without waiting for, or holding up, anyone who only writes its other columns; `no key
- * update` also makes everyone else who writes the contact wait (see lockContactsForIngest).
- */
-export type ContactLock = 'key share' | 'no key update';
-
-/**
  * Every contact named by id (or by a live merge alias), email or anonymousId (its own, or one it
  * kept from a merge), locked in id order so that concurrent requests for the same contacts queue
  * instead of deadlocking. `requested_id` is the alias that led to the row, when one did;
- * `kept_anonymous_ids` the requested anonymousIds it kept from merges. Even `no key update`:
- * ingest never changes a contact's id, so rows that merely reference the contact (a segment
- * refresh or another feature adding a membership, an enrollment) go ahead instead of queueing
- * behind it; deleting or merging the contact still waits.
+ * `kept_anonymous_ids` the requested anonymousIds it kept from merges. `no key update`: ingest
+ * never changes a contact's id, so rows that merely reference the contact (a segment refresh or
+ * another feature adding a membership, an enrollment) go ahead instead of queueing behind it;
+ * deleting or merging the contact still waits.
  */
-export async function findAndLockContacts(
-  db: Db,
-  workspaceId: string,
-  identifiers: Identifiers,
-  lock: ContactLock = 'no key update',
-) {
+export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
   const ids = sql.array(identifiers.ids, 'text');
   const anonymousIds = sql.array(identifiers.anonymousIds, 'text');
   // One index lookup per identifier kind (a single OR across them scans the table).
-  const name = lock === 'key share' ? 'contacts.find_and_share' : 'contacts.find_and_lock';
-  const strength =
-    lock === 'key share' ? sql.fragment`for key share of c` : sql.fragment`for no key update of c`;
-  return db.any(sql.prepared(name, FoundRow)`
+  return db.any(sql.prepared('contacts.find_and_lock', FoundRow)`
     with aliases as (
       select alias_id, contact_id from contact_aliases
       where workspace_id = ${workspaceId} and alias_id = any(${ids}) and expires_at > now()
@@ -61,22 +46,6 @@ export async function findAndLockContacts(
       ) end as kept_anonymous_ids
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
-    order by c.id
-    ${strength}
-  `);
-}
-
-/**
- * Locks these contacts (`no key update`, in id order) and returns them as they are now, for the
- * side effects of ingest: segments, scores and enrollments read and write each contact's state, so
- * two requests for one contact apply theirs one after the other. Ingest takes this lock after it
- * has stored its events (under `key share`), so its wait for another request's contacts no longer
- * holds up its own event inserts.
- */
-export async function lockContactsForIngest(db: Db, workspaceId: string, ids: readonly string[]) {
-  return db.any(sql.prepared('contacts.lock_for_ingest', ContactRow)`
-    select ${contactColumns} from contacts c
-    where c.workspace_id = ${workspaceId} and c.id = any(${sql.array([...ids], 'text')})
     order by c.id
     for no key update of c
   `);

@@ -1,11 +1,9 @@
 // What other features may use of contacts: services, queries and types. Never routes, jobs or
 // commands (feature.ts holds those, for the composition layer alone).
 export {
-  type ContactLock,
   type FoundContact,
   findAndLockContacts,
   insertContactsSkippingTaken,
-  lockContactsForIngest,
   type NewContact,
 } from './bulkQueries.ts';
 export { type ChangeScope, contactsChanged } from './effects.ts';

@@ -4,10 +4,10 @@
 // triggers on every change, sql/0009). The statement that inserts the events reads that number and,
 // only when it differs from the cached one, the definitions themselves: no round-trip of its own,
 // and a cache can never be used past a change the statement could see. The rule history of the
-// request's contacts is read once they are locked (readRuleHistory).
+// request's contacts is read there too.
 import { z } from 'zod';
 import { CampaignGoalRow, TriggeredCampaignRow } from '../campaigns/index.ts';
-import { type Db, sql } from '../db/pool.ts';
+import { sql } from '../db/pool.ts';
 import { ActiveRuleRow, RuleHistoryRow } from '../scoring/index.ts';
 import type { Rule } from '../segments/index.ts';
 
@@ -25,19 +25,20 @@ const WorkspaceDefinitions = z.object({
   goals: z.array(CampaignGoalRow),
   scoring_rules: z.array(ActiveRuleRow),
 });
-export type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
+type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
 
 /** The columns the events insert selects beside the inserted events. */
 export const DefinitionColumns = z.object({
   definitions_version: z.number(),
   definitions: WorkspaceDefinitions.nullable(),
+  rule_history: z.array(RuleHistoryRow),
 });
 
 /**
  * What one request's pipeline applies: the workspace's definitions, whole (each stage picks what
  * concerns its events: segments per contact, triggers and rules by event type), and rule history.
  */
-export type Definitions = WorkspaceDefinitions & { rule_history: readonly RuleHistoryRow[] };
+export type Definitions = WorkspaceDefinitions & { rule_history: z.infer<typeof RuleHistoryRow>[] };
 
 export type Cached = { version: number; definitions: WorkspaceDefinitions };
 
@@ -52,9 +53,11 @@ export function cachedDefinitions(workspaceId: string): Cached | undefined {
 
 /**
  * Definitions: the workspace's segments by id, active campaigns with a trigger by id, active
- * scoring rules by creation, when its version is not `knownVersion`, else null.
+ * scoring rules by creation, when its version is not `knownVersion`, else null. Rule history:
+ * when each rule that is not repeatable or has a cooldown last scored each contact that brought an
+ * event of its type (the contacts are locked by now, so it cannot move before scoring).
  */
-export function definitionColumns(workspaceId: string, known: Cached | undefined) {
+export function definitionColumns(workspaceId: string, known: Cached | undefined, pairs: ContactTypes) {
   // -1: no workspace has it, so without a cached copy the definitions are always read.
   const knownVersion = known?.version ?? -1;
   return sql.fragment`
@@ -73,7 +76,8 @@ export function definitionColumns(workspaceId: string, known: Cached | undefined
         'scoring_rules', (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
           select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
           where workspace_id = ${workspaceId} and active) r)
-      ) end as definitions`;
+      ) end as definitions,
+      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, pairs)}) h) as rule_history`;
 }
 
 /** Each contact of a request with each event type it brought, as two arrays of the same length. */
@@ -90,24 +94,12 @@ export function contactTypes(events: readonly { contact_id: string | null; type:
 /**
  * When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
  * events keep cooldowns in event time); the change's own time when that event is gone. Only for
- * the limited rules (not repeatable, or with a cooldown) of an event type the contact brought, the
- * only pairs scoring looks up: with every rule of the request's types for every contact of it, a
- * 1,000-event batch read ~1,400 history rows where ~150 were needed (most contacts' first signup),
- * 19 ms. Read once the contacts are locked, so it cannot move before scoring; no statement when no
- * limited rule scores one of the request's types.
+ * the limited rules of an event type the contact brought, the only pairs scoring looks up: with
+ * every rule of the request's types for every contact of it, a 1,000-event batch read ~1,400
+ * history rows where ~150 were needed (most contacts' first signup), 19 ms of the statement.
  */
-export async function readRuleHistory(
-  db: Db,
-  workspaceId: string,
-  rules: readonly ActiveRuleRow[],
-  { contactIds, types }: ContactTypes,
-): Promise<readonly RuleHistoryRow[]> {
-  const brought = new Set(types);
-  const limited = rules.some(
-    (rule) => brought.has(rule.event_type) && (!rule.repeatable || rule.cooldown_seconds !== null),
-  );
-  if (!limited) return [];
-  return db.any(sql.prepared('events.rule_history', RuleHistoryRow)`
+function ruleHistory(workspaceId: string, { contactIds, types }: ContactTypes) {
+  return sql.fragment`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
     from unnest(${sql.array(contactIds, 'text')}::text[], ${sql.array(types, 'text')}::text[]) as p(contact_id, type)
     join scoring_rules r on r.workspace_id = ${workspaceId} and r.event_type = p.type and r.active
@@ -116,18 +108,18 @@ export async function readRuleHistory(
       and sc.contact_id = p.contact_id and sc.reason = 'rule'
     left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
       and e.occurred_at < now() + interval '1 day' -- skips the months ahead (no event is stored there)
-    group by sc.rule_id, sc.contact_id`);
+    group by sc.rule_id, sc.contact_id`;
 }
 
 /**
- * Stores what the statement read (when it read definitions) and returns them.
+ * Stores what the statement read (when it read definitions) and returns them with the rule history.
  * `known`: the cached copy the statement was built against.
  */
 export function definitionsFor(
   workspaceId: string,
   known: Cached | undefined,
   columns: z.infer<typeof DefinitionColumns>,
-): WorkspaceDefinitions {
+): Definitions {
   let cached = known;
   if (columns.definitions) {
     cached = { version: columns.definitions_version, definitions: columns.definitions };
@@ -137,5 +129,5 @@ export function definitionsFor(
   if (!cached || cached.version !== columns.definitions_version) {
     throw new Error(`definitions of ${workspaceId} at version ${columns.definitions_version} were not read`);
   }
-  return cached.definitions;
+  return { ...cached.definitions, rule_history: columns.rule_history };
 }

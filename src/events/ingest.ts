@@ -1,18 +1,16 @@
 // The ingest pipeline shared by POST …/events, POST …/events/batch and inbound webhooks. It runs
 // inside the caller's transaction, so when the caller commits, the events and every side effect
 // (contacts, segments, enrollments, scores, outgoing events) are there together, or none is.
-import { type ContactRow, lockContactsForIngest } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { AppError, BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
-import { contactTypes, readRuleHistory, type WorkspaceDefinitions } from './definitions.ts';
 import { claimIdempotencyKeys, requestDigest } from './idempotency.ts';
 import type { IngestItem } from './ingestItem.ts';
 import { applySideEffects } from './pipeline.ts';
 import { type IngestedEvent, loadEvents, toNewEvent, toStoredEvent } from './present.ts';
-import { insertEvents, type NewEvent } from './queries.ts';
+import { insertEvents } from './queries.ts';
 import { resolveContacts } from './resolveContacts.ts';
 import { CLOCK_SKEW_MS } from './schemas.ts';
 
@@ -108,7 +106,6 @@ async function ingest(
   if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
   const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents);
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
-  const ruleHistory = await lockForSideEffects(tx, workspaceId, newEvents, contacts, definitions);
   await emitMany(
     tx,
     newEvents.map((event) => ({
@@ -130,34 +127,11 @@ async function ingest(
         ]
       : [],
   );
-  await applySideEffects(tx, workspaceId, { ...definitions, rule_history: ruleHistory }, scored, {
-    createdIds,
-    contacts,
-  });
+  await applySideEffects(tx, workspaceId, definitions, scored, { createdIds, contacts });
   const results = new Map<string, IngestedEvent>(
     newEvents.map((event) => [event.id, toStoredEvent(event, occurredAt.get(event.id)!, contacts)]),
   );
   return answer(tx, workspaceId, items, eventIds, replays, results);
-}
-
-/**
- * Locks the events' contacts for the side effects, in id order, and reads them again as they are
- * now (another request may have scored them since they were found), then the rule history scoring
- * needs. Until here they were held only `key share`, so a request waiting for another's contacts
- * has already resolved its contacts and stored its events: the time two requests for the same
- * contacts spend one after the other is their side effects alone.
- */
-async function lockForSideEffects(
-  tx: Tx,
-  workspaceId: string,
-  events: readonly NewEvent[],
-  contacts: Map<string, ContactRow>,
-  definitions: WorkspaceDefinitions,
-) {
-  const ids = [...new Set(events.flatMap((event) => (event.contact_id ? [event.contact_id] : [])))];
-  if (ids.length === 0) return [];
-  for (const row of await lockContactsForIngest(tx, workspaceId, ids)) contacts.set(row.id, row);
-  return readRuleHistory(tx, workspaceId, definitions.scoring_rules, contactTypes(events));
 }
 
 /** Fresh events as built; replays as stored (they may predate this request). */

@@ -90,7 +90,7 @@ export async function applySideEffects(
   // Then campaigns triggered by the segments just entered, then running campaigns' goals.
   await enrollWithCampaigns(tx, workspaceId, campaigns, changes);
   await convertGoals(tx, workspaceId, definitions.goals, events);
-  // The contacts were locked and read again before the side effects; nothing since has changed their scores.
+  // The contacts were read and locked when resolved; nothing since has changed their scores.
   const scores = new Map(events.map((event) => [event.contactId, contacts.get(event.contactId)!.lead_score]));
   const scoreChanges = scoreEvents(definitions.scoring_rules, events, {
     scores,

@@ -1,7 +1,13 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
-import { cachedDefinitions, DefinitionColumns, definitionColumns, definitionsFor } from './definitions.ts';
+import {
+  cachedDefinitions,
+  contactTypes,
+  DefinitionColumns,
+  definitionColumns,
+  definitionsFor,
+} from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -66,7 +72,7 @@ export async function insertEvents(db: Db, workspaceId: string, source: string, 
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
-      ${definitionColumns(workspaceId, known)}
+      ${definitionColumns(workspaceId, known, contactTypes(events))}
     from workspaces w where w.id = ${workspaceId}
   `);
   return { inserted, definitions: definitionsFor(workspaceId, known, columns) };

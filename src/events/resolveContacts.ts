@@ -1,12 +1,8 @@
 // Which contact each ingested event belongs to: by contactId (merge aliases honoured), else email,
 // else anonymousId; missing contacts are created in one statement. An anonymous contact whose
 // anonymousId arrives with an email takes that email, or merges into the contact that has it.
-// The contacts found are held `for key share`: none can be deleted, merged away or change its email
-// or anonymousId before the request commits, yet another request applying its side effects to
-// them does not hold this one up; ingest locks them for its own side effects once its events are
-// stored (lockContactsForIngest).
 
-import type { ContactLock, ContactRow } from '../contacts/index.ts';
+import type { ContactRow } from '../contacts/index.ts';
 import {
   contactEventData,
   type FoundContact,
@@ -102,19 +98,7 @@ export function normaliseEmail(email: string | undefined): string | undefined {
   return value ? value : undefined;
 }
 
-/**
- * The contacts the items name, under `key share` (see resolveContacts); under `no key update` when
- * an item would merge or identify a contact, which writes contacts at once and so takes the lock
- * ingest takes for writing them, in id order, before any of it.
- */
 async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactIndex> {
-  const shared = await findIndex(tx, workspaceId, items, 'key share');
-  return items.some((item) => wouldMerge(shared, item))
-    ? findIndex(tx, workspaceId, items, 'no key update')
-    : shared;
-}
-
-async function findIndex(tx: Tx, workspaceId: string, items: IngestItem[], lock: ContactLock) {
   const index = new ContactIndex();
   const ids = new Set<string>();
   const emails = new Set<string>();
@@ -127,14 +111,14 @@ async function findIndex(tx: Tx, workspaceId: string, items: IngestItem[], lock:
   }
   if (ids.size + emails.size + anonymousIds.size === 0) return index;
   const identifiers = { ids: [...ids], emails: [...emails], anonymousIds: [...anonymousIds] };
-  addFound(index, await findAndLockContacts(tx, workspaceId, identifiers, lock));
+  addFound(index, await findAndLockContacts(tx, workspaceId, identifiers));
   // A contact merged away while this statement waited for its lock is gone from the result, and
   // the alias to its survivor is newer than the statement's snapshot: a second look finds it.
   const vanished = identifiers.ids.filter((id) => !index.byId.has(index.current(id)));
   if (vanished.length > 0) {
     addFound(
       index,
-      await findAndLockContacts(tx, workspaceId, { ids: vanished, emails: [], anonymousIds: [] }, lock),
+      await findAndLockContacts(tx, workspaceId, { ids: vanished, emails: [], anonymousIds: [] }),
     );
   }
   return index;
@@ -149,23 +133,11 @@ function addFound(index: ContactIndex, rows: readonly FoundContact[]) {
   }
 }
 
-/** The anonymous contact an email item identifies (merged into the email's contact, or given it). */
-function mergeableAnonymous(index: ContactIndex, email: string, anonymousId: string | undefined) {
-  const known = index.byEmail.get(email);
-  const anonymous = anonymousId ? index.byAnonymousId.get(anonymousId) : undefined;
-  return anonymous && anonymous.email === null && anonymous.id !== known?.id ? anonymous : undefined;
-}
-
-function wouldMerge(index: ContactIndex, item: IngestItem): boolean {
-  const email = item.contactId ? undefined : normaliseEmail(item.email);
-  return email !== undefined && mergeableAnonymous(index, email, item.anonymousId) !== undefined;
-}
-
 /** Resolves by email (with identify); returns the contact id, or null when one must be created. */
 async function byEmail(tx: Tx, index: ContactIndex, email: string, anonymousId?: string) {
   const known = index.byEmail.get(email);
-  const anonymous = mergeableAnonymous(index, email, anonymousId);
-  const mergeable = anonymous !== undefined;
+  const anonymous = anonymousId ? index.byAnonymousId.get(anonymousId) : undefined;
+  const mergeable = anonymous && anonymous.email === null && anonymous.id !== known?.id;
   if (known && mergeable) {
     index.replace(anonymous, await mergeContactRows(tx, known, anonymous));
   } else if (!known && mergeable) {
@@ -210,16 +182,11 @@ async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, p
   for (const row of inserted) index.put(row);
   if (inserted.length < pending.length) {
     const raced = pending.filter((contact) => !index.byId.has(contact.id));
-    const found = await findAndLockContacts(
-      tx,
-      workspaceId,
-      {
-        ids: [],
-        emails: raced.flatMap((contact) => (contact.email ? [contact.email] : [])),
-        anonymousIds: raced.flatMap((contact) => (contact.anonymous_id ? [contact.anonymous_id] : [])),
-      },
-      'key share',
-    );
+    const found = await findAndLockContacts(tx, workspaceId, {
+      ids: [],
+      emails: raced.flatMap((contact) => (contact.email ? [contact.email] : [])),
+      anonymousIds: raced.flatMap((contact) => (contact.anonymous_id ? [contact.anonymous_id] : [])),
+    });
     for (const { requested_id: _, kept_anonymous_ids: __, ...row } of found) index.put(row);
   }
   await emitMany(

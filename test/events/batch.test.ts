@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import pg from 'pg';
 import { sql } from '../../src/db/pool.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { createContact, waitForLockWaiter, workspace } from './support.ts';
+import { workspace } from './support.ts';
 
 async function stored(workspaceId: string) {
   return server().context.db.oneFirst(sql.unsafe`
@@ -144,46 +143,6 @@ describe('events: batch', () => {
     // A single event with a used key and another body: 409 too; with the same body, a replay.
     expectProblem(await admin.post(`${base}/events`, { type: 'c', id: 'own-key', metadata: { x: 1 } }), 409);
     expect((await admin.post(`${base}/events`, { type: 'c', id: 'own-key' })).status).to.equal(200);
-  });
-
-  it('stores its events before it waits for a contact another request holds, then scores from where that one left it', async () => {
-    const { admin, base, workspaceId } = await workspace();
-    const ada = (await createContact(admin, base, { email: 'ada@example.com' })).id;
-    const rule = await admin.post(`${base}/scoring-rules`, { name: 'Visit', eventType: 'visit', points: 5 });
-    expect(rule.status, rule.text).to.equal(201);
-    // Another request applying its side effects to ada: her row locked, her score moved.
-    const other = new pg.Client({ connectionString: server().databaseUrl });
-    await other.connect();
-    let batch: ReturnType<typeof admin.post> | undefined;
-    try {
-      await other.query('begin');
-      await other.query('update contacts set lead_score = 100 where workspace_id = $1 and id = $2', [
-        workspaceId,
-        ada,
-      ]);
-      batch = admin.post(`${base}/events/batch`, {
-        events: [
-          { type: 'visit', contactId: ada },
-          { type: 'visit', email: 'bob@example.com' },
-        ],
-      });
-      await Promise.race([waitForLockWaiter(), batch]);
-      // The waiting transaction has written events already: it holds the table's insert lock.
-      const writing = await server().context.db.oneFirst(sql.unsafe`
-        select count(*)::int from pg_locks l
-        join pg_stat_activity a on a.pid = l.pid and a.wait_event_type = 'Lock'
-        join pg_class c on c.oid = l.relation
-        where c.relname = 'events' and l.mode = 'RowExclusiveLock' and l.granted`);
-      expect(writing).to.equal(1);
-      await other.query('commit');
-    } finally {
-      await other.end();
-    }
-    const response = await batch!;
-    expect(response.status, response.text).to.equal(201);
-    expect((await admin.get(`${base}/contacts/${ada}`)).body.leadScore).to.equal(105);
-    const bob = response.body.data[1].contact.id;
-    expect((await admin.get(`${base}/contacts/${bob}`)).body.leadScore).to.equal(5);
   });
 
   it('needs events:write', async () => {
