@@ -20,6 +20,12 @@ async function scoreOf(ctx: Ctx, contactId: string): Promise<number> {
   return (await ctx.admin.get(`${ctx.base}/contacts/${contactId}`)).body.leadScore;
 }
 
+async function adaAndBob(ctx: Ctx): Promise<[string, string]> {
+  const ada = await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' });
+  const bob = await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' });
+  return [ada.id, bob.id];
+}
+
 async function history(ctx: Ctx, contactId: string) {
   const response = await ctx.admin.get(`${ctx.base}/contacts/${contactId}/score-history`);
   expect(response.status, response.text).to.equal(200);
@@ -71,10 +77,7 @@ describe('scoring: applying rules', () => {
 
   it('scores a non-repeatable rule once per contact, even within one batch', async () => {
     const ctx = await workspace();
-    const [ada, bob] = [
-      (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id,
-      (await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' })).id,
-    ];
+    const [ada, bob] = await adaAndBob(ctx);
     await addRule(ctx, { eventType: 'signup', points: 50, repeatable: false });
     const batch = await ctx.admin.post(`${ctx.base}/events/batch`, {
       events: [
@@ -144,10 +147,7 @@ describe('scoring: applying rules', () => {
 
   it("reads each limited rule's history only for the contacts that brought its event type", async () => {
     const ctx = await workspace();
-    const [ada, bob] = [
-      (await createContact(ctx.admin, ctx.base, { email: 'ada@example.com' })).id,
-      (await createContact(ctx.admin, ctx.base, { email: 'bob@example.com' })).id,
-    ];
+    const [ada, bob] = await adaAndBob(ctx);
     await addRule(ctx, { eventType: 'signup', points: 50, repeatable: false });
     await addRule(ctx, { eventType: 'demo', points: 7, cooldown: 'P1D' });
     await track(ctx.admin, ctx.base, { type: 'signup', contactId: ada }); // ada 50
