@@ -4,7 +4,9 @@
 // second web process that trusts X-Forwarded-For.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { findLockedSubjects } from '../../src/accounts/attemptQueries.ts';
 import { limitPasswordHashing } from '../../src/accounts/hashingQueue.ts';
+import { sql } from '../../src/db/pool.ts';
 import { runCli } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
@@ -192,6 +194,18 @@ describe('registration limit per address', () => {
       { 'x-forwarded-for': anAddress() },
     );
     expect(elsewhere.status).to.equal(201);
+  });
+
+  it('never asks to wait longer than the window, even behind an attempt stamped after its own start', async () => {
+    // A concurrent registration that began after this one committed its attempt first: its time
+    // lies ahead of this transaction's now(), as two seconds ahead does here.
+    const db = server().context.db;
+    const subject = `register-ip:${anAddress()}`;
+    await db.query(sql.unsafe`
+      insert into auth_attempts (subject, attempt_id, attempted_at)
+      values (${subject}, gen_random_uuid(), now() + interval '2 seconds')`);
+    const [locked] = await findLockedSubjects(db, [{ subject, limit: 1 }], 60);
+    expect(locked.retry_after_seconds).to.equal(3600);
   });
 });
 
