@@ -1,6 +1,6 @@
 // Checking an NDJSON import's rows a chunk of whole lines at a time, on a thread of its own
 // (src/imports/checkThread.ts) or on the main one (src/imports/checkThreads.ts shares the work):
-// each line read as the single-threaded reader reads it (src/imports/read.ts), checked and turned
+// each line broken and read as src/imports/read.ts says (LINE_BREAK, ndjsonValue), checked and turned
 // into COPY text with the ids of its line, so any thread makes the same ids for it.
 import type { IdSeed, RowIds } from './bulkIds.ts';
 import { LINE_BREAK, ndjsonValue } from './read.ts';

@@ -25,7 +25,7 @@ import {
   resolveImportedEvents,
 } from './eventQueries.ts';
 import { type Progress, phaseClock } from './progress.ts';
-import { type Format, readRecords } from './read.ts';
+import { csvRecords, type Format } from './read.ts';
 import { CONTACT_COLUMNS, checkRow, csvContact, EVENT_COLUMNS, type ImportKind } from './rows.ts';
 import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
 import { createStaging, type Staging } from './stage.ts';
@@ -127,7 +127,7 @@ async function loadCsv(
   ids: RowIds,
   loaded: Loaded,
 ) {
-  for await (const record of readRecords(options.file, options.format, options.progress.counter)) {
+  for await (const record of csvRecords(options.file, options.progress.counter)) {
     loaded.rows++;
     options.progress.rows(1);
     const value =

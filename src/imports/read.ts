@@ -1,9 +1,9 @@
-// Reading an import file as a stream of records, whatever its size: NDJSON line by line, CSV
-// (header row first) through csv-parse. Each record keeps its line number for error reports, and
-// the bytes read so far feed the progress bar.
+// Reading an import file, whatever its size: a CSV file (header row first) as a stream of records
+// through csv-parse, each with its line number for error reports; how NDJSON lines break and read
+// (its chunks are read and checked by src/imports/checkThreads.ts). The bytes read so far feed the
+// progress bar.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 
@@ -35,7 +35,7 @@ export async function fileSize(file: string): Promise<number> {
   return (await stat(file)).size;
 }
 
-/** Line breaks as readline (crlfDelay: Infinity) takes them: \r\n, \n, or a lone \r. */
+/** NDJSON line breaks, as readline (crlfDelay: Infinity) takes them: \r\n, \n, or a lone \r. */
 export const LINE_BREAK = /\r\n|\n|\r/;
 
 /** One NDJSON line: its object, why it is none, or null for a blank line (skipped, still counted). */
@@ -52,20 +52,8 @@ export function ndjsonValue(text: string): { value: Record<string, unknown> } | 
   return { value: value as Record<string, unknown> };
 }
 
-async function* ndjsonRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
-  const lines = createInterface({
-    input: createReadStream(file).pipe(byteCounter(progress)),
-    crlfDelay: Infinity,
-  });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    const read = ndjsonValue(text);
-    if (read !== null) yield { line, ...read };
-  }
-}
-
-async function* csvRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
+/** The records of a CSV file, and those that could not be read, in file order. */
+export async function* csvRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
   const errors: FileRecord[] = [];
   const parser = parse({
     columns: (header: string[]) => header.map((name) => name.trim()),
@@ -88,8 +76,4 @@ async function* csvRecords(file: string, progress: { bytes: number }): AsyncGene
     yield { line: info.lines, value: record };
   }
   while (errors.length) yield errors.shift()!;
-}
-
-export function readRecords(file: string, format: Format, progress: { bytes: number }) {
-  return format === 'csv' ? csvRecords(file, progress) : ndjsonRecords(file, progress);
 }

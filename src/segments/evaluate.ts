@@ -101,7 +101,7 @@ async function diffForContacts(
 ) {
   const flags = only ? contactFlags(segments, ids, only) : undefined;
   const evaluated = segments.map((segment, position) => {
-    const narrowed = flags && only?.has(segment.id);
+    const narrowed = only?.has(segment.id);
     return sql.fragment`select ${segment.id}::text as segment_id, c.id as contact_id,
       coalesce(${compileSegmentRules(segment.rules)}, false) as matches
     from targets c${narrowed ? sql.fragment` where substr(c.segment_flags, ${position + 1}, 1) = '1'` : sql.fragment``}`;
