@@ -4,7 +4,7 @@
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { AppError, BadRequestError, ConflictError } from '../http/errors.ts';
-import { collectEmits, emitMany } from '../outbox/emit.ts';
+import { collectEmits, emitMany, keepListenedEmits } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
 import { claimIdempotencyKeys, requestDigest } from './idempotency.ts';
 import type { IngestItem } from './ingestItem.ts';
@@ -104,7 +104,8 @@ async function ingest(
     toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
   );
   if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
-  const { inserted, definitions } = await insertEvents(tx, workspaceId, source, newEvents);
+  const { inserted, listenedTypes, definitions } = await insertEvents(tx, workspaceId, source, newEvents);
+  keepListenedEmits(tx, listenedTypes);
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,

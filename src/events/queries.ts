@@ -1,6 +1,7 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import { listenedTypesColumn } from '../outbox/emit.ts';
 import {
   cachedDefinitions,
   contactTypes,
@@ -52,15 +53,22 @@ const Inserted = z.object({
   id: z.string(),
   occurred_at: z.string().transform((at) => new Date(at).toISOString()),
 });
-const InsertedWithDefinitions = DefinitionColumns.extend({ inserted: z.array(Inserted) });
+const InsertedWithDefinitions = DefinitionColumns.extend({
+  inserted: z.array(Inserted),
+  listened_types: z.array(z.string()),
+});
 
 /**
  * One statement for any number of events: inserts them and reads the definitions the pipeline
- * will apply to them. Returns each event id with its stored time, and the definitions.
+ * will apply to them and the outgoing event types some endpoint listens to. Returns each event id
+ * with its stored time, the definitions and those types.
  */
 export async function insertEvents(db: Db, workspaceId: string, source: string, events: NewEvent[]) {
   const known = cachedDefinitions(workspaceId);
-  const { inserted, ...columns } = await db.one(sql.prepared('events.insert', InsertedWithDefinitions)`
+  const { inserted, listened_types, ...columns } = await db.one(sql.prepared(
+    'events.insert',
+    InsertedWithDefinitions,
+  )`
     with inserted as (
       insert into events (workspace_id, id, contact_id, type, metadata, session_id, page_url, referrer,
                           utm_source, utm_medium, utm_campaign, occurred_at, source)
@@ -72,10 +80,15 @@ export async function insertEvents(db: Db, workspaceId: string, source: string, 
       returning id, occurred_at
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
+      ${listenedTypesColumn(workspaceId)} as listened_types,
       ${definitionColumns(workspaceId, known, contactTypes(events))}
     from workspaces w where w.id = ${workspaceId}
   `);
-  return { inserted, definitions: definitionsFor(workspaceId, known, columns) };
+  return {
+    inserted,
+    listenedTypes: listened_types,
+    definitions: definitionsFor(workspaceId, known, columns),
+  };
 }
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {

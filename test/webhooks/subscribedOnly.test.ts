@@ -3,7 +3,7 @@
 // recorded for another endpoint and not yet fanned out.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { emit } from '../../src/outbox/emit.ts';
+import { collectEmits, emit, keepListenedEmits } from '../../src/outbox/emit.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
 import { messagingWorkspace, sendHi, startSink, waitForStatus } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
@@ -80,6 +80,31 @@ describe('webhooks: only what someone listens to', () => {
     expect(widened.status, widened.text).to.equal(200);
     await batch(admin, workspaceId, [{ type: 'page_view', email: 'a@example.com' }]);
     expect(await outboxTypes(workspaceId)).to.deep.equal({ 'contact.created': 2, 'event.tracked': 1 });
+  });
+
+  it('records every type for an endpoint without a list, through batch ingest', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    await createEndpoint(admin, workspaceId, { url: receiver().url });
+    await batch(admin, workspaceId, someEvents);
+    const types = await outboxTypes(workspaceId);
+    expect(types).to.include({ 'contact.created': 2, 'event.tracked': 3 });
+  });
+
+  it('narrows what a transaction collects to the types listened to when it looked, before and after', async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    await createEndpoint(admin, workspaceId, { url: receiver().url }); // every type, at insert time
+    const created = { workspaceId, type: 'contact.created' as const, data: { contactId: 'ct_1' } };
+    const updated = { workspaceId, type: 'contact.updated' as const, data: { contactId: 'ct_1' } };
+    await testDb().transaction((tx) =>
+      collectEmits(tx, async () => {
+        await emit(tx, created);
+        await emit(tx, updated);
+        keepListenedEmits(tx, ['contact.updated']);
+        await emit(tx, created);
+        await emit(tx, updated);
+      }),
+    );
+    expect(await outboxTypes(workspaceId)).to.deep.equal({ 'contact.updated': 2 });
   });
 
   it('gives an endpoint the events emitted after its creation, none from before', async () => {
