@@ -121,7 +121,8 @@ class Dispatcher {
 
   /** Pumps in `ms` (unless sooner already), looking at everything: also the fallback poll. */
   private wakeIn(ms: number): void {
-    const at = Date.now() + Math.max(0, ms);
+    const delay = Math.max(0, ms); // an attempt already due: a negative delay warns (TimeoutNegativeWarning)
+    const at = Date.now() + delay;
     if (this.stopping || at >= this.wakeAt) return;
     clearTimeout(this.wakeTimer);
     this.wakeAt = at;
@@ -129,7 +130,7 @@ class Dispatcher {
       this.wakeAt = Number.POSITIVE_INFINITY;
       this.outboxDirty = this.attemptsDirty = true; // also catches a NOTIFY lost while reconnecting
       void this.pump();
-    }, ms);
+    }, delay);
   }
 
   private saturated(endpointId: string): boolean {
