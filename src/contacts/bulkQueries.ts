@@ -22,10 +22,37 @@ export type FoundContact = z.infer<typeof FoundRow>;
  * deleting or merging the contact still waits.
  */
 export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
+  return db.any(findContactsQuery(workspaceId, identifiers, { lock: true }));
+}
+
+/**
+ * The same contacts, read without a lock: what ingest plans with before it locks them. Anything
+ * may change them before the lock; the plan is checked against what the lock finds.
+ */
+export async function findContactsUnlocked(db: Db, workspaceId: string, identifiers: Identifiers) {
+  return db.any(findContactsQuery(workspaceId, identifiers, { lock: false }));
+}
+
+/**
+ * These contacts by id, locked in id order as findAndLockContacts locks them: ingest's lock when
+ * its lock-free look (findContactsUnlocked) found them, by primary key instead of again by every
+ * identifier. A row deleted meanwhile is missing from the result.
+ */
+export async function lockContactsById(db: Db, workspaceId: string, ids: readonly string[]) {
+  return db.any(sql.prepared('contacts.lock_by_id', ContactRow)`
+    select ${contactColumns} from contacts c
+    where c.workspace_id = ${workspaceId} and c.id = any(${sql.array([...ids], 'text')})
+    order by c.id
+    for no key update of c
+  `);
+}
+
+function findContactsQuery(workspaceId: string, identifiers: Identifiers, { lock }: { lock: boolean }) {
   const ids = sql.array(identifiers.ids, 'text');
   const anonymousIds = sql.array(identifiers.anonymousIds, 'text');
+  const name = lock ? 'contacts.find_and_lock' : 'contacts.find_unlocked';
   // One index lookup per identifier kind (a single OR across them scans the table).
-  return db.any(sql.prepared('contacts.find_and_lock', FoundRow)`
+  return sql.prepared(name, FoundRow)`
     with aliases as (
       select alias_id, contact_id from contact_aliases
       where workspace_id = ${workspaceId} and alias_id = any(${ids}) and expires_at > now()
@@ -46,9 +73,13 @@ export async function findAndLockContacts(db: Db, workspaceId: string, identifie
       ) end as kept_anonymous_ids
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
-    order by c.id
-    for no key update of c
-  `);
+    order by c.id${
+      lock
+        ? sql.fragment`
+    for no key update of c`
+        : sql.fragment``
+    }
+  `;
 }
 
 export type NewContact = {

@@ -3,7 +3,10 @@
 export {
   type FoundContact,
   findAndLockContacts,
+  findContactsUnlocked,
+  type Identifiers,
   insertContactsSkippingTaken,
+  lockContactsById,
   type NewContact,
 } from './bulkQueries.ts';
 export { type ChangeScope, contactsChanged } from './effects.ts';

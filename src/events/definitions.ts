@@ -4,10 +4,10 @@
 // triggers on every change, sql/0009). The statement that inserts the events reads that number and,
 // only when it differs from the cached one, the definitions themselves: no round-trip of its own,
 // and a cache can never be used past a change the statement could see. The rule history of the
-// request's contacts is read there too.
+// request's contacts is read once they are locked (readRuleHistory).
 import { z } from 'zod';
 import { CampaignGoalRow, TriggeredCampaignRow } from '../campaigns/index.ts';
-import { sql } from '../db/pool.ts';
+import { type Db, sql } from '../db/pool.ts';
 import { ActiveRuleRow, RuleHistoryRow } from '../scoring/index.ts';
 import type { Rule } from '../segments/index.ts';
 
@@ -25,20 +25,19 @@ const WorkspaceDefinitions = z.object({
   goals: z.array(CampaignGoalRow),
   scoring_rules: z.array(ActiveRuleRow),
 });
-type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
+export type WorkspaceDefinitions = z.infer<typeof WorkspaceDefinitions>;
 
 /** The columns the events insert selects beside the inserted events. */
 export const DefinitionColumns = z.object({
   definitions_version: z.number(),
   definitions: WorkspaceDefinitions.nullable(),
-  rule_history: z.array(RuleHistoryRow),
 });
 
 /**
  * What one request's pipeline applies: the workspace's definitions, whole (each stage picks what
  * concerns its events: segments per contact, triggers and rules by event type), and rule history.
  */
-export type Definitions = WorkspaceDefinitions & { rule_history: z.infer<typeof RuleHistoryRow>[] };
+export type Definitions = WorkspaceDefinitions & { rule_history: RuleHistoryRow[] };
 
 export type Cached = { version: number; definitions: WorkspaceDefinitions };
 
@@ -53,11 +52,9 @@ export function cachedDefinitions(workspaceId: string): Cached | undefined {
 
 /**
  * Definitions: the workspace's segments by id, active campaigns with a trigger by id, active
- * scoring rules by creation, when its version is not `knownVersion`, else null. Rule history:
- * when each rule that is not repeatable or has a cooldown last scored each contact that brought an
- * event of its type (the contacts are locked by now, so it cannot move before scoring).
+ * scoring rules by creation, when its version is not `knownVersion`, else null.
  */
-export function definitionColumns(workspaceId: string, known: Cached | undefined, pairs: ContactTypes) {
+export function definitionColumns(workspaceId: string, known: Cached | undefined) {
   // -1: no workspace has it, so without a cached copy the definitions are always read.
   const knownVersion = known?.version ?? -1;
   return sql.fragment`
@@ -76,50 +73,67 @@ export function definitionColumns(workspaceId: string, known: Cached | undefined
         'scoring_rules', (select coalesce(json_agg(r order by r.created_at, r.id), '[]') from (
           select id, event_type, points, "where", repeatable, cooldown_seconds, created_at from scoring_rules
           where workspace_id = ${workspaceId} and active) r)
-      ) end as definitions,
-      (select coalesce(json_agg(h), '[]') from (${ruleHistory(workspaceId, pairs)}) h) as rule_history`;
+      ) end as definitions`;
 }
 
-/** Each contact of a request with each event type it brought, as two arrays of the same length. */
-export type ContactTypes = { contactIds: string[]; types: string[] };
+/** Each contact of a request with each event type it brought. */
+export type ContactTypes = { contactId: string; type: string }[];
 
 export function contactTypes(events: readonly { contact_id: string | null; type: string }[]): ContactTypes {
   const pairs = new Map<string, { contactId: string; type: string }>();
   for (const { contact_id, type } of events)
     if (contact_id) pairs.set(`${contact_id} ${type}`, { contactId: contact_id, type });
-  const list = [...pairs.values()];
-  return { contactIds: list.map((pair) => pair.contactId), types: list.map((pair) => pair.type) };
+  return [...pairs.values()];
 }
 
 /**
- * When each (rule, contact) last scored, on the clock of the event that scored (so backfilled
- * events keep cooldowns in event time); the change's own time when that event is gone. Only for
- * the limited rules of an event type the contact brought, the only pairs scoring looks up: with
- * every rule of the request's types for every contact of it, a 1,000-event batch read ~1,400
- * history rows where ~150 were needed (most contacts' first signup), 19 ms of the statement.
+ * When each limited rule (not repeatable, or with a cooldown) last scored each contact that
+ * brought an event of its type, on the clock of the event that scored (so backfilled events keep
+ * cooldowns in event time); the change's own time when that event is gone. Read once the contacts
+ * are locked, so it cannot move before scoring. The rules are those of the definitions the request
+ * applies (read before the lock), not the table's: a rule switched off meanwhile still finds its
+ * history. Only the pairs scoring looks up: every rule of the request's types for every contact of
+ * it read ~1,400 history rows of a 1,000-event batch where ~150 were needed.
  */
-function ruleHistory(workspaceId: string, { contactIds, types }: ContactTypes) {
-  return sql.fragment`
+export async function readRuleHistory(
+  db: Db,
+  workspaceId: string,
+  rules: readonly ActiveRuleRow[],
+  pairs: ContactTypes,
+): Promise<RuleHistoryRow[]> {
+  const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds !== null);
+  const wanted = pairs.flatMap(({ contactId, type }) =>
+    limited.flatMap((rule) => (rule.event_type === type ? [{ contactId, ruleId: rule.id }] : [])),
+  );
+  if (wanted.length === 0) return [];
+  const contactIds = sql.array(
+    wanted.map((pair) => pair.contactId),
+    'text',
+  );
+  const ruleIds = sql.array(
+    wanted.map((pair) => pair.ruleId),
+    'text',
+  );
+  const rows = await db.any(sql.prepared('events.rule_history', RuleHistoryRow)`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
-    from unnest(${sql.array(contactIds, 'text')}::text[], ${sql.array(types, 'text')}::text[]) as p(contact_id, type)
-    join scoring_rules r on r.workspace_id = ${workspaceId} and r.event_type = p.type and r.active
-      and (not r.repeatable or r.cooldown_seconds is not null)
-    join score_changes sc on sc.workspace_id = ${workspaceId} and sc.rule_id = r.id
+    from unnest(${contactIds}::text[], ${ruleIds}::text[]) as p(contact_id, rule_id)
+    join score_changes sc on sc.workspace_id = ${workspaceId} and sc.rule_id = p.rule_id
       and sc.contact_id = p.contact_id and sc.reason = 'rule'
     left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
       and e.occurred_at < now() + interval '1 day' -- skips the months ahead (no event is stored there)
-    group by sc.rule_id, sc.contact_id`;
+    group by sc.rule_id, sc.contact_id`);
+  return [...rows];
 }
 
 /**
- * Stores what the statement read (when it read definitions) and returns them with the rule history.
+ * Stores what the statement read (when it read definitions) and returns them.
  * `known`: the cached copy the statement was built against.
  */
 export function definitionsFor(
   workspaceId: string,
   known: Cached | undefined,
   columns: z.infer<typeof DefinitionColumns>,
-): Definitions {
+): WorkspaceDefinitions {
   let cached = known;
   if (columns.definitions) {
     cached = { version: columns.definitions_version, definitions: columns.definitions };
@@ -129,5 +143,5 @@ export function definitionsFor(
   if (!cached || cached.version !== columns.definitions_version) {
     throw new Error(`definitions of ${workspaceId} at version ${columns.definitions_version} were not read`);
   }
-  return { ...cached.definitions, rule_history: columns.rule_history };
+  return cached.definitions;
 }

@@ -6,12 +6,13 @@ import type { Tx } from '../db/pool.ts';
 import { AppError, BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany, keepListenedEmits } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
+import { contactTypes, readRuleHistory } from './definitions.ts';
 import { claimIdempotencyKeys, requestDigest } from './idempotency.ts';
 import type { IngestItem } from './ingestItem.ts';
 import { applySideEffects } from './pipeline.ts';
 import { type IngestedEvent, loadEvents, toNewEvent, toStoredEvent } from './present.ts';
-import { insertEvents } from './queries.ts';
-import { resolveContacts } from './resolveContacts.ts';
+import { insertEvents, moveEventsToContacts } from './queries.ts';
+import { planContacts, resolveContacts } from './resolveContacts.ts';
 import { CLOCK_SKEW_MS } from './schemas.ts';
 
 export type { IngestItem } from './ingestItem.ts';
@@ -99,13 +100,35 @@ async function ingest(
   const replays = await claimKeys(tx, workspaceId, items, eventIds, source);
   const freshPositions = items.map((_, position) => position).filter((position) => !replays.has(position));
   const fresh = freshPositions.map((position) => items[position]);
-  const { contactIds, contacts, createdIds } = await resolveContacts(tx, workspaceId, fresh);
-  const newEvents = fresh.map((item, i) =>
-    toNewEvent(item, eventIds[freshPositions[i]], contactIds[i], times[freshPositions[i]]),
+  // The events are stored before the contacts are locked, for the contacts a lock-free look
+  // expects: a batch that shares contacts with a running one waits for them with its events already
+  // written, so the lock is held for the side effects alone. The look is checked against what
+  // the lock finds; an event whose contact changed meanwhile (merged, created by another request)
+  // is moved to the right one before anything reads it.
+  const plan = await planContacts(tx, workspaceId, fresh);
+  const planned = fresh.map((item, i) =>
+    toNewEvent(item, eventIds[freshPositions[i]], plan.contactIds[i], times[freshPositions[i]]),
   );
-  if (newEvents.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
-  const { inserted, listenedTypes, definitions } = await insertEvents(tx, workspaceId, source, newEvents);
-  keepListenedEmits(tx, listenedTypes);
+  if (planned.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
+  const stored = await insertEvents(tx, workspaceId, source, planned);
+  keepListenedEmits(tx, stored.listenedTypes);
+  const { contactIds, contacts, createdIds } = await resolveContacts(tx, workspaceId, fresh, plan);
+  const newEvents = planned.map((event, i) =>
+    event.contact_id === contactIds[i] ? event : { ...event, contact_id: contactIds[i] },
+  );
+  await moveEventsToContacts(
+    tx,
+    workspaceId,
+    newEvents.filter((event, i) => event !== planned[i]),
+  );
+  const { inserted } = stored;
+  const history = await readRuleHistory(
+    tx,
+    workspaceId,
+    stored.definitions.scoring_rules,
+    contactTypes(newEvents),
+  );
+  const definitions = { ...stored.definitions, rule_history: history };
   const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,

@@ -1,14 +1,8 @@
 // SQL of events: the set-based insert of ingest, lookups by id (replays) and the list.
 import { z } from 'zod';
-import { type Db, jsonbRows, sql } from '../db/pool.ts';
+import { type Db, jsonbRows, sql, VoidRow } from '../db/pool.ts';
 import { listenedTypesColumn } from '../outbox/emit.ts';
-import {
-  cachedDefinitions,
-  contactTypes,
-  DefinitionColumns,
-  definitionColumns,
-  definitionsFor,
-} from './definitions.ts';
+import { cachedDefinitions, DefinitionColumns, definitionColumns, definitionsFor } from './definitions.ts';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -81,7 +75,7 @@ export async function insertEvents(db: Db, workspaceId: string, source: string, 
     )
     select (select coalesce(json_agg(i), '[]') from inserted i) as inserted,
       ${listenedTypesColumn(workspaceId)} as listened_types,
-      ${definitionColumns(workspaceId, known, contactTypes(events))}
+      ${definitionColumns(workspaceId, known)}
     from workspaces w where w.id = ${workspaceId}
   `);
   return {
@@ -89,6 +83,23 @@ export async function insertEvents(db: Db, workspaceId: string, source: string, 
     listenedTypes: listened_types,
     definitions: definitionsFor(workspaceId, known, columns),
   };
+}
+
+/**
+ * Gives events another contact: those ingest stored for the contact it planned with, when the
+ * contacts it then locked say otherwise (one merged or created meanwhile). Rare; by id.
+ */
+export async function moveEventsToContacts(
+  db: Db,
+  workspaceId: string,
+  moves: readonly { id: string; contact_id: string | null }[],
+) {
+  if (moves.length === 0) return;
+  await db.query(sql.prepared('events.move_to_contacts', VoidRow)`
+    update events e set contact_id = r.contact_id
+    from jsonb_to_recordset(${jsonbRows(moves)}) as r(id text, contact_id text)
+    where e.workspace_id = ${workspaceId} and e.id = r.id
+  `);
 }
 
 export async function findEventsByIds(db: Db, workspaceId: string, ids: string[]) {

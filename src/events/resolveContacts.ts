@@ -1,14 +1,20 @@
 // Which contact each ingested event belongs to: by contactId (merge aliases honoured), else email,
 // else anonymousId; missing contacts are created in one statement. An anonymous contact whose
 // anonymousId arrives with an email takes that email, or merges into the contact that has it.
+// Ingest asks twice: first without locks and without writing (planContacts: what the answer will
+// most likely be, so the events can be stored before the contacts are locked), then for real under
+// the locks (resolveContacts), reusing the plan's ids for the contacts it creates.
 
 import type { ContactRow } from '../contacts/index.ts';
 import {
   contactEventData,
   type FoundContact,
   findAndLockContacts,
+  findContactsUnlocked,
+  type Identifiers,
   identifyWithEmail,
   insertContactsSkippingTaken,
+  lockContactsById,
   mergeContactRows,
   type NewContact,
 } from '../contacts/index.ts';
@@ -56,9 +62,50 @@ class ContactIndex {
 
 type Pending = NewContact & { itemIndexes: number[] };
 
+/** What ingest expects before it locks: each item's contact, and the ids of those to create. */
+export type ContactPlan = {
+  contactIds: (string | null)[];
+  /** The contacts the look found, as it found them. */
+  found: readonly FoundContact[];
+  /** By `e:<email>` or `a:<anonymousId>`: the id planned for a contact to create. */
+  newIds: ReadonlyMap<string, string>;
+};
+
+/** How identify changes contacts: for real, or as a plan that writes nothing. */
+type ContactWrites = {
+  merge(known: ContactRow, anonymous: ContactRow): Promise<ContactRow>;
+  identify(anonymous: ContactRow, email: string): Promise<ContactRow>;
+};
+
+const applying = (tx: Tx): ContactWrites => ({
+  merge: (known, anonymous) => mergeContactRows(tx, known, anonymous),
+  identify: (anonymous, email) => identifyWithEmail(tx, anonymous, email),
+});
+
+const planning: ContactWrites = {
+  merge: async (known) => known,
+  identify: async (anonymous, email) => ({ ...anonymous, email }),
+};
+
+const pendingKey = (email: string | null | undefined, anonymousId: string | null | undefined) =>
+  email ? `e:${email}` : `a:${anonymousId}`;
+
 class PendingContacts {
   readonly list: Pending[] = [];
   private readonly byKey = new Map<string, Pending>();
+  private readonly taken = new Set<string>();
+  /** Ids a plan chose for the contacts it would create; each is used once at most. */
+  private readonly planned: ReadonlyMap<string, string>;
+  constructor(planned: ReadonlyMap<string, string> = new Map()) {
+    this.planned = planned;
+  }
+
+  private idFor(email: string | undefined, anonymousId: string | undefined): string {
+    const planned = this.planned.get(pendingKey(email, anonymousId));
+    const id = planned && !this.taken.has(planned) ? planned : newId('contact');
+    this.taken.add(id);
+    return id;
+  }
 
   find(email: string | undefined, anonymousId: string | undefined): Pending | undefined {
     return (
@@ -79,7 +126,7 @@ class PendingContacts {
       return;
     }
     const created: Pending = {
-      id: newId('contact'),
+      id: this.idFor(email, anonymousId),
       email: email ?? null,
       first_name: item.firstName ?? null,
       last_name: item.lastName ?? null,
@@ -98,7 +145,45 @@ export function normaliseEmail(email: string | undefined): string | undefined {
   return value ? value : undefined;
 }
 
-async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactIndex> {
+type FindContacts = (
+  tx: Tx,
+  workspaceId: string,
+  identifiers: Identifiers,
+) => Promise<readonly FoundContact[]>;
+
+/**
+ * The plan's contacts locked by id, when every one is still there with the email and anonymousId
+ * the plan saw; else null. Emails and anonymousIds are unique, so a contact that still has them
+ * is still the one they name: what else could have moved (a merge, an erasure) deletes a planned
+ * contact, and a contact created meanwhile for a planned one is met when that one is inserted.
+ */
+async function lockPlanned(tx: Tx, workspaceId: string, plan: ContactPlan): Promise<ContactIndex | null> {
+  if (plan.found.length === 0) return new ContactIndex();
+  const rows = await lockContactsById(
+    tx,
+    workspaceId,
+    plan.found.map((row) => row.id),
+  );
+  const locked = new Map(rows.map((row) => [row.id, row]));
+  const unchanged = plan.found.every((seen) => {
+    const row = locked.get(seen.id);
+    return row !== undefined && row.email === seen.email && row.anonymous_id === seen.anonymous_id;
+  });
+  if (!unchanged) return null;
+  const index = new ContactIndex();
+  addFound(
+    index,
+    plan.found.map((seen) => ({ ...seen, ...locked.get(seen.id)! })),
+  );
+  return index;
+}
+
+async function loadIndex(
+  tx: Tx,
+  workspaceId: string,
+  items: IngestItem[],
+  find: FindContacts,
+): Promise<ContactIndex> {
   const index = new ContactIndex();
   const ids = new Set<string>();
   const emails = new Set<string>();
@@ -111,15 +196,12 @@ async function loadIndex(tx: Tx, workspaceId: string, items: IngestItem[]): Prom
   }
   if (ids.size + emails.size + anonymousIds.size === 0) return index;
   const identifiers = { ids: [...ids], emails: [...emails], anonymousIds: [...anonymousIds] };
-  addFound(index, await findAndLockContacts(tx, workspaceId, identifiers));
+  addFound(index, await find(tx, workspaceId, identifiers));
   // A contact merged away while this statement waited for its lock is gone from the result, and
   // the alias to its survivor is newer than the statement's snapshot: a second look finds it.
   const vanished = identifiers.ids.filter((id) => !index.byId.has(index.current(id)));
   if (vanished.length > 0) {
-    addFound(
-      index,
-      await findAndLockContacts(tx, workspaceId, { ids: vanished, emails: [], anonymousIds: [] }),
-    );
+    addFound(index, await find(tx, workspaceId, { ids: vanished, emails: [], anonymousIds: [] }));
   }
   return index;
 }
@@ -134,21 +216,25 @@ function addFound(index: ContactIndex, rows: readonly FoundContact[]) {
 }
 
 /** Resolves by email (with identify); returns the contact id, or null when one must be created. */
-async function byEmail(tx: Tx, index: ContactIndex, email: string, anonymousId?: string) {
+async function byEmail(writes: ContactWrites, index: ContactIndex, email: string, anonymousId?: string) {
   const known = index.byEmail.get(email);
   const anonymous = anonymousId ? index.byAnonymousId.get(anonymousId) : undefined;
   const mergeable = anonymous && anonymous.email === null && anonymous.id !== known?.id;
   if (known && mergeable) {
-    index.replace(anonymous, await mergeContactRows(tx, known, anonymous));
+    index.replace(anonymous, await writes.merge(known, anonymous));
   } else if (!known && mergeable) {
-    index.put(await identifyWithEmail(tx, anonymous, email));
+    index.put(await writes.identify(anonymous, email));
   }
   return index.byEmail.get(email)?.id ?? null;
 }
 
-async function resolveEach(tx: Tx, index: ContactIndex, items: IngestItem[]) {
+async function resolveEach(
+  writes: ContactWrites,
+  index: ContactIndex,
+  items: IngestItem[],
+  pending: PendingContacts,
+) {
   const contactIds: (string | null)[] = [];
-  const pending = new PendingContacts();
   for (const [position, item] of items.entries()) {
     const email = normaliseEmail(item.email);
     let id: string | null = null;
@@ -156,7 +242,7 @@ async function resolveEach(tx: Tx, index: ContactIndex, items: IngestItem[]) {
       id = index.current(item.contactId);
       if (!index.byId.has(id)) throw unknownContact(items.length, position);
     } else if (email) {
-      id = await byEmail(tx, index, email, item.anonymousId);
+      id = await byEmail(writes, index, email, item.anonymousId);
       // An anonymousId that already belongs to someone else stays theirs.
       const anonymousId =
         item.anonymousId && !index.byAnonymousId.has(item.anonymousId) ? item.anonymousId : undefined;
@@ -167,7 +253,7 @@ async function resolveEach(tx: Tx, index: ContactIndex, items: IngestItem[]) {
     }
     contactIds.push(id);
   }
-  return { contactIds, pending: pending.list };
+  return contactIds;
 }
 
 function unknownContact(count: number, position: number) {
@@ -210,9 +296,47 @@ async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, p
   return new Set(inserted.map((row) => row.id));
 }
 
-export async function resolveContacts(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<Resolved> {
-  const index = await loadIndex(tx, workspaceId, items);
-  const { contactIds, pending } = await resolveEach(tx, index, items);
+/**
+ * Each item's contact as it will most likely be, read without locks and writing nothing: the
+ * contacts as found now, identify's merges and email takeovers as they would go, and a fresh id for
+ * each contact to create. An unknown contactId is the 404 it would be under the locks.
+ */
+export async function planContacts(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactPlan> {
+  const found: FoundContact[] = [];
+  const index = await loadIndex(tx, workspaceId, items, async (...args) => {
+    const rows = await findContactsUnlocked(...args);
+    found.push(...rows);
+    return rows;
+  });
+  const pending = new PendingContacts();
+  const contactIds = await resolveEach(planning, index, items, pending);
+  const newIds = new Map<string, string>();
+  for (const contact of pending.list) {
+    newIds.set(pendingKey(contact.email, contact.anonymous_id), contact.id);
+    for (const position of contact.itemIndexes) contactIds[position] = contact.id;
+  }
+  return { contactIds: contactIds.map((id) => (id === null ? null : index.current(id))), found, newIds };
+}
+
+/**
+ * Each item's contact, for real: the contacts locked in id order (by id when `plan` found them and
+ * they have not changed), identify applied, the missing ones created (with the ids `plan` chose
+ * for them, when it chose any).
+ */
+export async function resolveContacts(
+  tx: Tx,
+  workspaceId: string,
+  items: IngestItem[],
+  plan?: ContactPlan,
+): Promise<Resolved> {
+  // A changed plan is looked up again by every identifier, locking in id order; the rows locked
+  // already stay locked (that second look is the rare path, taken after a concurrent merge).
+  const index =
+    (plan && (await lockPlanned(tx, workspaceId, plan))) ??
+    (await loadIndex(tx, workspaceId, items, findAndLockContacts));
+  const pendingContacts = new PendingContacts(plan?.newIds);
+  const contactIds = await resolveEach(applying(tx), index, items, pendingContacts);
+  const pending = pendingContacts.list;
   const createdIds = pending.length
     ? await createPending(tx, workspaceId, index, pending)
     : new Set<string>();

@@ -15,7 +15,7 @@ export const ActiveRuleRow = z.object({
 });
 export type ActiveRuleRow = z.infer<typeof ActiveRuleRow>;
 
-// Read with the ingest definitions (src/events/definitions.ts); times come through json_agg.
+// Read by ingest once its contacts are locked (readRuleHistory in src/events/definitions.ts) and by imports.
 export const RuleHistoryRow = z.object({ rule_id: z.string(), contact_id: z.string(), last_at: z.string() });
 export type RuleHistoryRow = z.infer<typeof RuleHistoryRow>;
 

@@ -41,10 +41,14 @@ export async function outgoing(workspaceId: string, type: string) {
 }
 
 /**
- * Runs `work` while another transaction has run `hold` and stays open; that transaction rolls back
- * once `work` settles, so what `hold` wrote is never kept.
+ * Runs `work` while another transaction has run `hold` and stays open; once `work` settles that
+ * transaction rolls back, so what `hold` wrote is never kept, or, given `end`, runs it and commits.
  */
-export async function whileHeld<T>(hold: (tx: Tx) => Promise<unknown>, work: () => Promise<T>): Promise<T> {
+export async function whileHeld<T>(
+  hold: (tx: Tx) => Promise<unknown>,
+  work: () => Promise<T>,
+  end?: (tx: Tx) => Promise<unknown>,
+): Promise<T> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -57,7 +61,8 @@ export async function whileHeld<T>(hold: (tx: Tx) => Promise<unknown>, work: () 
     await hold(tx);
     held();
     await released;
-    throw new Error('rolled back on purpose');
+    if (!end) throw new Error('rolled back on purpose');
+    await end(tx);
   });
   // A failing `hold` rejects the holder before `held`: surface it instead of waiting forever.
   await Promise.race([heldNow, holder]);
@@ -65,7 +70,7 @@ export async function whileHeld<T>(hold: (tx: Tx) => Promise<unknown>, work: () 
     return await work();
   } finally {
     release();
-    await holder.catch(() => {});
+    await (end ? holder : holder.catch(() => {}));
   }
 }
 
