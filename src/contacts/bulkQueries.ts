@@ -1,16 +1,22 @@
 // Set-based contact SQL for ingest: one statement finds (and locks) every contact a batch names,
 // one statement creates the missing ones.
+import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
 import { ContactRow, contactColumns } from './queries.ts';
 
 export type Identifiers = { ids: string[]; emails: string[]; anonymousIds: string[] };
 
-const FoundRow = ContactRow.extend({
+const HowFound = z.object({
   requested_id: z.string().nullable(),
   kept_anonymous_ids: z.array(z.string()).nullable(),
 });
+const FoundRow = ContactRow.extend(HowFound.shape);
 export type FoundContact = z.infer<typeof FoundRow>;
+
+/** What identifies a contact, and how it was found: all ingest plans with (findContactsUnlocked). */
+const FoundKeys = ContactRow.pick({ id: true, email: true, anonymous_id: true }).extend(HowFound.shape);
+export type FoundContactKeys = z.infer<typeof FoundKeys>;
 
 /**
  * Every contact named by id (or by a live merge alias), email or anonymousId (its own, or one it
@@ -22,15 +28,21 @@ export type FoundContact = z.infer<typeof FoundRow>;
  * deleting or merging the contact still waits.
  */
 export async function findAndLockContacts(db: Db, workspaceId: string, identifiers: Identifiers) {
-  return db.any(findContactsQuery(workspaceId, identifiers, { lock: true }));
+  return db.any(sql.prepared('contacts.find_and_lock', FoundRow)`
+    ${findContactsSql(workspaceId, identifiers, contactColumns)}
+    for no key update of c
+  `);
 }
 
 /**
- * The same contacts, read without a lock: what ingest plans with before it locks them. Anything
- * may change them before the lock; the plan is checked against what the lock finds.
+ * The same contacts, read without a lock and only what identifies them: what ingest plans with
+ * before it locks them. Anything may change them before the lock; the plan is checked against
+ * what the lock finds. (Parsing whole rows twice cost a tenth of a batch's time in Node.)
  */
 export async function findContactsUnlocked(db: Db, workspaceId: string, identifiers: Identifiers) {
-  return db.any(findContactsQuery(workspaceId, identifiers, { lock: false }));
+  return db.any(sql.prepared('contacts.find_unlocked', FoundKeys)`
+    ${findContactsSql(workspaceId, identifiers, sql.fragment`c.id, c.email, c.anonymous_id`)}
+  `);
 }
 
 /**
@@ -47,12 +59,11 @@ export async function lockContactsById(db: Db, workspaceId: string, ids: readonl
   `);
 }
 
-function findContactsQuery(workspaceId: string, identifiers: Identifiers, { lock }: { lock: boolean }) {
+function findContactsSql(workspaceId: string, identifiers: Identifiers, columns: FragmentSqlToken) {
   const ids = sql.array(identifiers.ids, 'text');
   const anonymousIds = sql.array(identifiers.anonymousIds, 'text');
-  const name = lock ? 'contacts.find_and_lock' : 'contacts.find_unlocked';
   // One index lookup per identifier kind (a single OR across them scans the table).
-  return sql.prepared(name, FoundRow)`
+  return sql.fragment`
     with aliases as (
       select alias_id, contact_id from contact_aliases
       where workspace_id = ${workspaceId} and alias_id = any(${ids}) and expires_at > now()
@@ -66,20 +77,14 @@ function findContactsQuery(workspaceId: string, identifiers: Identifiers, { lock
       union select contact_id from contact_anonymous_ids
         where workspace_id = ${workspaceId} and anonymous_id = any(${anonymousIds})
     )
-    select ${contactColumns}, a.alias_id as requested_id,
+    select ${columns}, a.alias_id as requested_id,
       case when cardinality(${anonymousIds}) > 0 then (
         select array_agg(k.anonymous_id) from contact_anonymous_ids k
         where k.workspace_id = c.workspace_id and k.contact_id = c.id and k.anonymous_id = any(${anonymousIds})
       ) end as kept_anonymous_ids
     from contacts c left join aliases a on a.contact_id = c.id
     where c.workspace_id = ${workspaceId} and c.id in (select id from wanted)
-    order by c.id${
-      lock
-        ? sql.fragment`
-    for no key update of c`
-        : sql.fragment``
-    }
-  `;
+    order by c.id`;
 }
 
 export type NewContact = {

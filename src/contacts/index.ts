@@ -2,6 +2,7 @@
 // commands (feature.ts holds those, for the composition layer alone).
 export {
   type FoundContact,
+  type FoundContactKeys,
   findAndLockContacts,
   findContactsUnlocked,
   type Identifiers,

@@ -32,21 +32,25 @@ export type Resolved = {
   createdIds: Set<string>;
 };
 
+/** What resolving needs of a contact: whole rows under the locks, these alone for a plan. */
+type ContactKeys = Pick<ContactRow, 'id' | 'email' | 'anonymous_id'>;
+type HowFound = Pick<FoundContact, 'requested_id' | 'kept_anonymous_ids'>;
+
 /** Known contacts by id, email and anonymousId, kept current as identify merges them. */
-class ContactIndex {
-  readonly byId = new Map<string, ContactRow>();
-  readonly byEmail = new Map<string, ContactRow>();
-  readonly byAnonymousId = new Map<string, ContactRow>();
+class ContactIndex<Row extends ContactKeys = ContactRow> {
+  readonly byId = new Map<string, Row>();
+  readonly byEmail = new Map<string, Row>();
+  readonly byAnonymousId = new Map<string, Row>();
   readonly aliases = new Map<string, string>();
 
-  put(row: ContactRow) {
+  put(row: Row) {
     this.byId.set(row.id, row);
     if (row.email) this.byEmail.set(row.email, row);
     if (row.anonymous_id) this.byAnonymousId.set(row.anonymous_id, row);
   }
 
   /** `gone` no longer exists: its id now means `into`, which keeps its anonymousId too. */
-  replace(gone: ContactRow, into: ContactRow) {
+  replace(gone: Row, into: Row) {
     this.byId.delete(gone.id);
     this.aliases.set(gone.id, into.id);
     this.put(into);
@@ -66,23 +70,23 @@ type Pending = NewContact & { itemIndexes: number[] };
 export type ContactPlan = {
   contactIds: (string | null)[];
   /** The contacts the look found, as it found them. */
-  found: readonly FoundContact[];
+  found: readonly (ContactKeys & HowFound)[];
   /** By `e:<email>` or `a:<anonymousId>`: the id planned for a contact to create. */
   newIds: ReadonlyMap<string, string>;
 };
 
 /** How identify changes contacts: for real, or as a plan that writes nothing. */
-type ContactWrites = {
-  merge(known: ContactRow, anonymous: ContactRow): Promise<ContactRow>;
-  identify(anonymous: ContactRow, email: string): Promise<ContactRow>;
+type ContactWrites<Row extends ContactKeys> = {
+  merge(known: Row, anonymous: Row): Promise<Row>;
+  identify(anonymous: Row, email: string): Promise<Row>;
 };
 
-const applying = (tx: Tx): ContactWrites => ({
+const applying = (tx: Tx): ContactWrites<ContactRow> => ({
   merge: (known, anonymous) => mergeContactRows(tx, known, anonymous),
   identify: (anonymous, email) => identifyWithEmail(tx, anonymous, email),
 });
 
-const planning: ContactWrites = {
+const planning: ContactWrites<ContactKeys> = {
   merge: async (known) => known,
   identify: async (anonymous, email) => ({ ...anonymous, email }),
 };
@@ -145,11 +149,11 @@ export function normaliseEmail(email: string | undefined): string | undefined {
   return value ? value : undefined;
 }
 
-type FindContacts = (
+type FindContacts<Row extends ContactKeys> = (
   tx: Tx,
   workspaceId: string,
   identifiers: Identifiers,
-) => Promise<readonly FoundContact[]>;
+) => Promise<readonly (Row & HowFound)[]>;
 
 /**
  * The plan's contacts locked by id, when every one is still there with the email and anonymousId
@@ -170,7 +174,7 @@ async function lockPlanned(tx: Tx, workspaceId: string, plan: ContactPlan): Prom
     return row !== undefined && row.email === seen.email && row.anonymous_id === seen.anonymous_id;
   });
   if (!unchanged) return null;
-  const index = new ContactIndex();
+  const index = new ContactIndex<ContactRow>();
   addFound(
     index,
     plan.found.map((seen) => ({ ...seen, ...locked.get(seen.id)! })),
@@ -178,13 +182,13 @@ async function lockPlanned(tx: Tx, workspaceId: string, plan: ContactPlan): Prom
   return index;
 }
 
-async function loadIndex(
+async function loadIndex<Row extends ContactKeys>(
   tx: Tx,
   workspaceId: string,
   items: IngestItem[],
-  find: FindContacts,
-): Promise<ContactIndex> {
-  const index = new ContactIndex();
+  find: FindContacts<Row>,
+): Promise<ContactIndex<Row>> {
+  const index = new ContactIndex<Row>();
   const ids = new Set<string>();
   const emails = new Set<string>();
   const anonymousIds = new Set<string>();
@@ -206,8 +210,9 @@ async function loadIndex(
   return index;
 }
 
-function addFound(index: ContactIndex, rows: readonly FoundContact[]) {
-  for (const { requested_id, kept_anonymous_ids, ...row } of rows) {
+function addFound<Row extends ContactKeys>(index: ContactIndex<Row>, rows: readonly (Row & HowFound)[]) {
+  for (const { requested_id, kept_anonymous_ids, ...found } of rows) {
+    const row = found as unknown as Row; // the row, without how it was found
     for (const anonymousId of kept_anonymous_ids ?? [])
       if (!index.byAnonymousId.has(anonymousId)) index.byAnonymousId.set(anonymousId, row);
     index.put(row);
@@ -216,7 +221,12 @@ function addFound(index: ContactIndex, rows: readonly FoundContact[]) {
 }
 
 /** Resolves by email (with identify); returns the contact id, or null when one must be created. */
-async function byEmail(writes: ContactWrites, index: ContactIndex, email: string, anonymousId?: string) {
+async function byEmail<Row extends ContactKeys>(
+  writes: ContactWrites<Row>,
+  index: ContactIndex<Row>,
+  email: string,
+  anonymousId?: string,
+) {
   const known = index.byEmail.get(email);
   const anonymous = anonymousId ? index.byAnonymousId.get(anonymousId) : undefined;
   const mergeable = anonymous && anonymous.email === null && anonymous.id !== known?.id;
@@ -228,9 +238,9 @@ async function byEmail(writes: ContactWrites, index: ContactIndex, email: string
   return index.byEmail.get(email)?.id ?? null;
 }
 
-async function resolveEach(
-  writes: ContactWrites,
-  index: ContactIndex,
+async function resolveEach<Row extends ContactKeys>(
+  writes: ContactWrites<Row>,
+  index: ContactIndex<Row>,
   items: IngestItem[],
   pending: PendingContacts,
 ) {
@@ -302,7 +312,7 @@ async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, p
  * each contact to create. An unknown contactId is the 404 it would be under the locks.
  */
 export async function planContacts(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactPlan> {
-  const found: FoundContact[] = [];
+  const found: (ContactKeys & HowFound)[] = [];
   const index = await loadIndex(tx, workspaceId, items, async (...args) => {
     const rows = await findContactsUnlocked(...args);
     found.push(...rows);
