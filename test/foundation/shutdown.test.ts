@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { freePort } from '../../src/db/embedded.ts';
 import { uniqueEmail } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { server, TEST_ENV } from '../support/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,6 +35,10 @@ function start(
       LOG_LEVEL: 'info',
       // The suite's other tests register hundreds of users from this address in the same database.
       REGISTRATION_MAX_PER_IP: '1000000',
+      // A worker schedules its jobs in the shared database (pg-boss keeps one schedule per job): with
+      // the default every-minute refresh, the test server's worker would refresh time-window segments
+      // under the tests that age events and refresh them themselves (test/segments/background.test.ts).
+      SEGMENT_REFRESH_CRON: TEST_ENV.SEGMENT_REFRESH_CRON,
       ...env,
     },
   });

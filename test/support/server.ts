@@ -25,6 +25,8 @@ export const TEST_ENV: Record<string, string> = {
   // Tests refresh time-window segments themselves (refreshSegments, the CLI) after ageing events
   // and refreshes; the worker's every-minute refresh could take a crossing just before the test's
   // own refresh and leave it nothing to report (1 failed run in about 30). January 1st, midnight.
+  // pg-boss keeps one schedule per job in the database: every worker started on the test database
+  // must carry the same setting (test/foundation/shutdown.test.ts), or it resets it to every minute.
   SEGMENT_REFRESH_CRON: '0 0 1 1 *',
 };
 
