@@ -37,7 +37,7 @@ export const DefinitionColumns = z.object({
  * What one request's pipeline applies: the workspace's definitions, whole (each stage picks what
  * concerns its events: segments per contact, triggers and rules by event type), and rule history.
  */
-export type Definitions = WorkspaceDefinitions & { rule_history: RuleHistoryRow[] };
+export type Definitions = WorkspaceDefinitions & { rule_history: readonly RuleHistoryRow[] };
 
 export type Cached = { version: number; definitions: WorkspaceDefinitions };
 
@@ -100,7 +100,7 @@ export async function readRuleHistory(
   workspaceId: string,
   rules: readonly ActiveRuleRow[],
   pairs: ContactTypes,
-): Promise<RuleHistoryRow[]> {
+): Promise<readonly RuleHistoryRow[]> {
   const limited = rules.filter((rule) => !rule.repeatable || rule.cooldown_seconds !== null);
   const wanted = pairs.flatMap(({ contactId, type }) =>
     limited.flatMap((rule) => (rule.event_type === type ? [{ contactId, ruleId: rule.id }] : [])),
@@ -114,7 +114,7 @@ export async function readRuleHistory(
     wanted.map((pair) => pair.ruleId),
     'text',
   );
-  const rows = await db.any(sql.prepared('events.rule_history', RuleHistoryRow)`
+  return db.any(sql.prepared('events.rule_history', RuleHistoryRow)`
     select sc.rule_id, sc.contact_id, max(coalesce(e.occurred_at, sc.created_at)) as last_at
     from unnest(${contactIds}::text[], ${ruleIds}::text[]) as p(contact_id, rule_id)
     join score_changes sc on sc.workspace_id = ${workspaceId} and sc.rule_id = p.rule_id
@@ -122,7 +122,6 @@ export async function readRuleHistory(
     left join events e on e.workspace_id = sc.workspace_id and e.id = sc.event_id
       and e.occurred_at < now() + interval '1 day' -- skips the months ahead (no event is stored there)
     group by sc.rule_id, sc.contact_id`);
-  return [...rows];
 }
 
 /**

@@ -121,15 +121,10 @@ async function ingest(
     workspaceId,
     newEvents.filter((event, i) => event !== planned[i]),
   );
-  const { inserted } = stored;
-  const history = await readRuleHistory(
-    tx,
-    workspaceId,
-    stored.definitions.scoring_rules,
-    contactTypes(newEvents),
-  );
+  const { scoring_rules } = stored.definitions;
+  const history = await readRuleHistory(tx, workspaceId, scoring_rules, contactTypes(newEvents));
   const definitions = { ...stored.definitions, rule_history: history };
-  const occurredAt = new Map(inserted.map((row) => [row.id, row.occurred_at]));
+  const occurredAt = new Map(stored.inserted.map((row) => [row.id, row.occurred_at]));
   await emitMany(
     tx,
     newEvents.map((event) => ({

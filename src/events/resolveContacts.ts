@@ -9,6 +9,7 @@ import type { ContactRow } from '../contacts/index.ts';
 import {
   contactEventData,
   type FoundContact,
+  type FoundContactKeys,
   findAndLockContacts,
   findContactsUnlocked,
   type Identifiers,
@@ -70,7 +71,7 @@ type Pending = NewContact & { itemIndexes: number[] };
 export type ContactPlan = {
   contactIds: (string | null)[];
   /** The contacts the look found, as it found them. */
-  found: readonly (ContactKeys & HowFound)[];
+  found: readonly FoundContactKeys[];
   /** By `e:<email>` or `a:<anonymousId>`: the id planned for a contact to create. */
   newIds: ReadonlyMap<string, string>;
 };
@@ -312,7 +313,7 @@ async function createPending(tx: Tx, workspaceId: string, index: ContactIndex, p
  * each contact to create. An unknown contactId is the 404 it would be under the locks.
  */
 export async function planContacts(tx: Tx, workspaceId: string, items: IngestItem[]): Promise<ContactPlan> {
-  const found: (ContactKeys & HowFound)[] = [];
+  const found: FoundContactKeys[] = [];
   const index = await loadIndex(tx, workspaceId, items, async (...args) => {
     const rows = await findContactsUnlocked(...args);
     found.push(...rows);
@@ -330,21 +331,20 @@ export async function planContacts(tx: Tx, workspaceId: string, items: IngestIte
 
 /**
  * Each item's contact, for real: the contacts locked in id order (by id when `plan` found them and
- * they have not changed), identify applied, the missing ones created (with the ids `plan` chose
- * for them, when it chose any).
+ * they have not changed), identify applied, the missing ones created with the ids `plan` chose.
  */
 export async function resolveContacts(
   tx: Tx,
   workspaceId: string,
   items: IngestItem[],
-  plan?: ContactPlan,
+  plan: ContactPlan,
 ): Promise<Resolved> {
   // A changed plan is looked up again by every identifier, locking in id order; the rows locked
   // already stay locked (that second look is the rare path, taken after a concurrent merge).
   const index =
-    (plan && (await lockPlanned(tx, workspaceId, plan))) ??
+    (await lockPlanned(tx, workspaceId, plan)) ??
     (await loadIndex(tx, workspaceId, items, findAndLockContacts));
-  const pendingContacts = new PendingContacts(plan?.newIds);
+  const pendingContacts = new PendingContacts(plan.newIds);
   const contactIds = await resolveEach(applying(tx), index, items, pendingContacts);
   const pending = pendingContacts.list;
   const createdIds = pending.length

@@ -57,8 +57,9 @@ export function listenedTypesColumn(workspaceId: string) {
 export function keepListenedEmits(tx: Db, listened: readonly string[]): void {
   const collector = collecting.getStore();
   if (collector?.tx !== tx) return;
-  collector.listened = new Set(listened);
-  collector.rows = collector.rows.filter((row) => listens(collector.listened!, row.type));
+  const types = new Set(listened);
+  collector.listened = types;
+  collector.rows = collector.rows.filter((row) => listens(types, row.type));
 }
 
 /**
@@ -68,9 +69,8 @@ export function keepListenedEmits(tx: Db, listened: readonly string[]): void {
 export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promise<string[]> {
   const store = collecting.getStore();
   const collector = store?.tx === db ? store : undefined;
-  const kept = collector?.listened
-    ? events.filter((event) => listens(collector.listened!, event.type))
-    : events;
+  const listened = collector?.listened;
+  const kept = listened ? events.filter((event) => listens(listened, event.type)) : events;
   if (kept.length === 0) return [];
   const rows = kept.map((event) => ({
     id: newId('outgoingEvent'),
