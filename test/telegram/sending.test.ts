@@ -212,17 +212,27 @@ describe('Telegram send steps', () => {
       ratePerSecond: { telegram: 2 },
     });
     expect(paced.status, paced.text).to.equal(200);
+    const third = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    const fourth = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    expect(fourth!.at.getTime() - third!.at.getTime()).to.be.within(499, 501);
+
     const chats = [newChatId(), newChatId(), newChatId()];
     const contacts = [];
     for (const chatId of chats) contacts.push(await contactWithChat(workspace, chatId));
     await activeCampaign(workspace.client, workspace.base, 'signup', [
       { type: 'send', channel: 'telegram', text: 'x' },
     ]);
+    // Slots are the earliest a send may leave; a send can leave later than its slot (a busy
+    // worker), which narrows the gap to the next one. So the sends are held against their earliest
+    // possible slots, counted from before the triggers (the reserved slots above are past by then,
+    // or the sends are later still): the k-th send no earlier than k × 500 ms after the first slot.
+    const firstSlot = Math.max(Date.now(), fourth!.at.getTime() + 500);
     await Promise.all(contacts.map((contactId) => trigger(workspace, contactId)));
     for (const contactId of contacts)
       await messagesOf(workspace.client, workspace.base, contactId, (m) => m.status === 'sent', 15_000);
     const times = chats.map((chatId) => fakeBotApi().sentTo(chatId).at(-1)!.at).sort((a, b) => a - b);
-    expect(times[1] - times[0]).to.be.at.least(450);
-    expect(times[2] - times[1]).to.be.at.least(450);
+    expect(times[0]).to.be.at.least(firstSlot);
+    expect(times[1]).to.be.at.least(firstSlot + 500);
+    expect(times[2]).to.be.at.least(firstSlot + 1_000);
   });
 });
