@@ -1,9 +1,18 @@
-// The write floor for bench/ingest.ts: the rows a batch run wrote per event (events, score
-// history, lead scores, outgoing events, memberships, enrollments), written again through plain
-// pg with nothing else: no HTTP, no validation, no contact lookup, no segment evaluation, no rule
-// matching, and each connection on its own half of the contacts so that no lock is ever waited
-// for. No implementation of issue 3's pipeline on this machine can ingest faster than this.
+// The floors for bench/ingest.ts, through plain pg with no HTTP, no validation and no service code.
+// - The write floor: the rows a batch run wrote per event (events, score history, lead scores,
+//   outgoing events, memberships, enrollments), written again with nothing else: no contact lookup
+//   or lock, no segment evaluation, no rule matching, and each connection on its own half of the
+//   contacts so that no lock is ever waited for. No implementation of issue 3's pipeline on this
+//   machine can ingest faster than this.
+// - The work floor: the same rows, plus the two things DESIGN.md's consistency rule makes every
+//   implementation do in the request's transaction: lock each event's contact (in id order, held to
+//   the commit) and evaluate the segments its events can move, under that lock. The evaluation is
+//   the segments' own compiled rules, each for the contacts that brought one of the event types it
+//   reads (what ingest narrows it to), counted in one statement. With random contacts, concurrent
+//   batches wait for each other's contacts as the design requires. The bare cost of the same work:
+//   what is left between it and the service is the service's own cost.
 import pg from 'pg';
+import { compileSegmentRules, type Rule } from '../src/segments/index.ts';
 
 /** Rows written per event, measured on the workspace around a run. */
 export type WriteMix = {
@@ -64,7 +73,36 @@ export async function measureWriteMix<T>(
   };
 }
 
-type Workspace = { id: string; contacts: string[]; segments: string[]; campaigns: string[]; rules: string[] };
+type Workspace = {
+  id: string;
+  contacts: string[];
+  segments: string[];
+  campaigns: string[];
+  rules: string[];
+  reads: SegmentRead[];
+};
+
+/** A segment that reads events: its compiled rules (SQL over a contacts row `c`) and the types. */
+type SegmentRead = { predicate: string; values: unknown[]; eventTypes: string[] };
+
+/** A compiled rule in pg's terms: slonik names its parameters $slonik_N, pg wants $N. */
+function segmentRead(rules: Rule, eventTypes: string[]): SegmentRead {
+  const fragment = compileSegmentRules(rules);
+  return {
+    predicate: fragment.sql.replace(/\$slonik_(\d+)/g, '$$$1'),
+    values: [...fragment.values],
+    eventTypes,
+  };
+}
+
+async function loadReads(pool: pg.Pool, workspaceId: string): Promise<SegmentRead[]> {
+  const { rows } = await pool.query(
+    `select rules, depends_on_event_types from segments
+     where workspace_id = $1 and cardinality(depends_on_event_types) > 0 order by id`,
+    [workspaceId],
+  );
+  return rows.map((row) => segmentRead(row.rules, row.depends_on_event_types));
+}
 
 async function loadWorkspace(pool: pg.Pool, workspaceId: string): Promise<Workspace> {
   const ids = async (table: string) =>
@@ -77,7 +115,50 @@ async function loadWorkspace(pool: pg.Pool, workspaceId: string): Promise<Worksp
     segments: await ids('segments'),
     campaigns: await ids('campaigns'),
     rules: await ids('scoring_rules'),
+    reads: await loadReads(pool, workspaceId),
   };
+}
+
+/** The work floor's parameters shifted past the ones before them (pg numbers them in one list). */
+function shifted(read: SegmentRead, offset: number): string {
+  return read.predicate.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + offset}`);
+}
+
+/**
+ * The work floor's reads, after its events are in: lock the batch's contacts in id order, then
+ * evaluate each event-reading segment for the contacts that brought a type it reads.
+ */
+async function lockAndEvaluate(
+  client: pg.PoolClient,
+  ws: Workspace,
+  events: { contact_id: string; type: string }[],
+) {
+  const contacts = [...new Set(events.map((event) => event.contact_id))].sort();
+  await client.query(
+    'select id from contacts where workspace_id = $1 and id = any($2::text[]) order by id for no key update',
+    [ws.id, contacts],
+  );
+  const values: unknown[] = [ws.id];
+  const parts: string[] = [];
+  for (const read of ws.reads) {
+    const targets = [
+      ...new Set(
+        events.filter((event) => read.eventTypes.includes(event.type)).map((event) => event.contact_id),
+      ),
+    ];
+    if (targets.length === 0) continue;
+    const predicate = shifted(read, values.length);
+    values.push(...read.values, targets);
+    parts.push(
+      `select coalesce(${predicate}, false) as matches from contacts c
+       where c.workspace_id = $1 and c.id = any($${values.length}::text[])`,
+    );
+  }
+  if (parts.length === 0) return;
+  await client.query(
+    `select count(*) filter (where matches) from (${parts.join(' union all ')}) as evaluated`,
+    values,
+  );
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
@@ -91,7 +172,7 @@ async function writeBatch(
   pool: pg.Pool,
   ws: Workspace,
   half: string[],
-  { size, mix, foreignKeys }: FloorOptions,
+  { size, mix, foreignKeys, work }: FloorOptions,
 ) {
   const events = times(size).map(() => ({
     id: floorId('evt'),
@@ -127,6 +208,7 @@ async function writeBatch(
        from jsonb_to_recordset($2::jsonb) as r(id text, contact_id text, type text, metadata jsonb)`,
       [ws.id, JSON.stringify(events)],
     );
+    if (work) await lockAndEvaluate(client, ws, events);
     await client.query(
       `insert into score_changes (workspace_id, id, contact_id, rule_id, event_id, reason, previous_score, score)
        select $1, id, contact_id, rule_id, event_id, 'rule', 0, 1
@@ -174,6 +256,10 @@ type FloorOptions = {
   size: number;
   /** false: without foreign-key checks, as if the schema had none. */
   foreignKeys: boolean;
+  /** The work floor: lock the contacts and evaluate the segments too (see the top of this file). */
+  work?: boolean;
+  /** Every connection on random contacts of the whole workspace, not on its own half. */
+  randomContacts?: boolean;
 };
 
 /** Events per second the floor reaches with `connections` transactions of `size` events at a time. */
@@ -191,7 +277,7 @@ export async function writeFloor(
     let events = 0;
     await Promise.all(
       times(connections).map(async (i) => {
-        const half = ws.contacts.slice(i * share, (i + 1) * share);
+        const half = options.randomContacts ? ws.contacts : ws.contacts.slice(i * share, (i + 1) * share);
         while (performance.now() < deadline) {
           await writeBatch(pool, ws, half, options);
           events += options.size;
