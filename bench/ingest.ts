@@ -234,7 +234,7 @@ async function analyze(databaseUrl: string) {
  * The batch endpoint as specified (every connection on random contacts), then with each
  * connection on its own half of the contacts (what waiting for the other batch's contact locks
  * costs), then the write floor: the rows per event the first run wrote, written with nothing else;
- * then the work floor, on random contacts and on halves: those rows with the locks and reads.
+ * and the work floor, on random contacts and on halves: those rows with the locks and reads.
  */
 async function batchRuns(app: Server, setup: Setup, databaseUrl: string, base: number) {
   const { result, mix } = await measureWriteMix(databaseUrl, setup.workspaceId, () =>
@@ -254,10 +254,11 @@ async function batchRuns(app: Server, setup: Setup, databaseUrl: string, base: n
       seconds: SECONDS / 2,
       ...(work ? { work: true, randomContacts: work.randomContacts } : {}),
     });
-  const withChecks = await floor(true);
-  const withoutChecks = await floor(false);
+  // The work floors first: they read events, and each run adds some; the write floors only write.
   const work = await floor(true, { randomContacts: true });
   const workHalves = await floor(true, { randomContacts: false });
+  const withChecks = await floor(true);
+  const withoutChecks = await floor(false);
   console.log(
     `write floor, rows per event: 1 event, ${mix.scoreChanges.toFixed(2)} score changes (and lead scores), ` +
       `${mix.outgoing.toFixed(2)} outgoing events, ${(mix.entered + mix.exited).toFixed(2)} membership changes, ` +

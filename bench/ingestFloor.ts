@@ -11,8 +11,10 @@
 //   reads (what ingest narrows it to), counted in one statement. With random contacts, concurrent
 //   batches wait for each other's contacts as the design requires. The bare cost of the same work:
 //   what is left between it and the service is the service's own cost.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { compileSegmentRules, type Rule } from '../src/segments/index.ts';
+import { randomEventBody } from './ingestSetup.ts';
 
 /** Rows written per event, measured on the workspace around a run. */
 export type WriteMix = {
@@ -155,10 +157,11 @@ async function lockAndEvaluate(
     );
   }
   if (parts.length === 0) return;
-  await client.query(
-    `select count(*) filter (where matches) from (${parts.join(' union all ')}) as evaluated`,
-    values,
-  );
+  // Prepared, as the service's diff is: its text repeats for the same segments, and parsing and
+  // planning it on every batch, under the locks, would make the floor slower than the work.
+  const text = `select count(*) filter (where matches) from (${parts.join(' union all ')}) as evaluated`;
+  const name = `floor.${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+  await client.query({ name, text, values });
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
@@ -177,8 +180,7 @@ async function writeBatch(
   const events = times(size).map(() => ({
     id: floorId('evt'),
     contact_id: pick(half),
-    type: pick(['page_view', 'purchase', 'signup']),
-    metadata: { path: '/pricing', amount: 120 },
+    ...randomEventBody(),
   }));
   const contactOf = (i: number) => events[i % size].contact_id;
   const scoreChanges = times(size * mix.scoreChanges).map((i) => ({
@@ -271,6 +273,8 @@ export async function writeFloor(
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
   try {
     const ws = await loadWorkspace(pool, workspaceId);
+    if (options.work && ws.reads.length === 0)
+      throw new Error('the work floor would evaluate nothing: no segment of the workspace reads events');
     const share = Math.ceil(ws.contacts.length / connections);
     const started = performance.now();
     const deadline = started + seconds * 1000;

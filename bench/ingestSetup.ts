@@ -96,16 +96,17 @@ export class Api {
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 
+/** An event's type and metadata in the bench's mix (the floors write the same). */
+export function randomEventBody(): { type: string; metadata: Record<string, unknown> } {
+  const roll = Math.random();
+  if (roll < 0.6) return { type: 'page_view', metadata: { path: pick(['/', '/pricing', '/docs', '/blog']) } };
+  if (roll < 0.8) return { type: 'purchase', metadata: { amount: Math.floor(Math.random() * 200) } };
+  if (roll < 0.9) return { type: 'signup', metadata: {} };
+  return { type: pick(['demo_request', 'custom.click']), metadata: { source: 'bench' } };
+}
+
 function randomEventFor(emails: string[]) {
-  return () => {
-    const roll = Math.random();
-    const email = pick(emails);
-    if (roll < 0.6)
-      return { type: 'page_view', email, metadata: { path: pick(['/', '/pricing', '/docs', '/blog']) } };
-    if (roll < 0.8) return { type: 'purchase', email, metadata: { amount: Math.floor(Math.random() * 200) } };
-    if (roll < 0.9) return { type: 'signup', email, metadata: {} };
-    return { type: pick(['demo_request', 'custom.click']), email, metadata: { source: 'bench' } };
-  };
+  return () => ({ ...randomEventBody(), email: pick(emails) });
 }
 
 export async function setUpWorkspace(baseUrl: string): Promise<Setup> {
