@@ -252,7 +252,7 @@ async function batchRuns(app: Server, setup: Setup, databaseUrl: string, base: n
       connections: BATCH_CONCURRENCY,
       size: BATCH_SIZE,
       seconds: SECONDS / 2,
-      ...(work ? { work: true, randomContacts: work.randomContacts } : {}),
+      work,
     });
   // The work floors first: they read events, and each run adds some; the write floors only write.
   const work = await floor(true, { randomContacts: true });

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { compileSegmentRules, type Rule } from '../src/segments/index.ts';
-import { randomEventBody } from './ingestSetup.ts';
+import { pick, randomEventBody } from './ingestSetup.ts';
 
 /** Rows written per event, measured on the workspace around a run. */
 export type WriteMix = {
@@ -84,17 +84,15 @@ type Workspace = {
   reads: SegmentRead[];
 };
 
-/** A segment that reads events: its compiled rules (SQL over a contacts row `c`) and the types. */
+/**
+ * A segment that reads events: its compiled rules (SQL over a contacts row `c`, parameters as
+ * slonik names them, $slonik_1…) with their values, and the event types it reads.
+ */
 type SegmentRead = { predicate: string; values: unknown[]; eventTypes: string[] };
 
-/** A compiled rule in pg's terms: slonik names its parameters $slonik_N, pg wants $N. */
 function segmentRead(rules: Rule, eventTypes: string[]): SegmentRead {
   const fragment = compileSegmentRules(rules);
-  return {
-    predicate: fragment.sql.replace(/\$slonik_(\d+)/g, '$$$1'),
-    values: [...fragment.values],
-    eventTypes,
-  };
+  return { predicate: fragment.sql, values: [...fragment.values], eventTypes };
 }
 
 async function loadReads(pool: pg.Pool, workspaceId: string): Promise<SegmentRead[]> {
@@ -121,9 +119,9 @@ async function loadWorkspace(pool: pg.Pool, workspaceId: string): Promise<Worksp
   };
 }
 
-/** The work floor's parameters shifted past the ones before them (pg numbers them in one list). */
+/** The predicate in pg's terms ($N), its parameters numbered after the `offset` before them. */
 function shifted(read: SegmentRead, offset: number): string {
-  return read.predicate.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + offset}`);
+  return read.predicate.replace(/\$slonik_(\d+)/g, (_, n) => `$${Number(n) + offset}`);
 }
 
 /**
@@ -164,7 +162,6 @@ async function lockAndEvaluate(
   await client.query({ name, text, values });
 }
 
-const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 let sequence = 0;
 const floorId = (prefix: string) =>
   `${prefix}_floor${process.pid}${(sequence++).toString(36).padStart(10, '0')}`;
@@ -258,10 +255,12 @@ type FloorOptions = {
   size: number;
   /** false: without foreign-key checks, as if the schema had none. */
   foreignKeys: boolean;
-  /** The work floor: lock the contacts and evaluate the segments too (see the top of this file). */
-  work?: boolean;
-  /** Every connection on random contacts of the whole workspace, not on its own half. */
-  randomContacts?: boolean;
+  /**
+   * The work floor: lock the contacts and evaluate the segments too (see the top of this file);
+   * `randomContacts`: every connection on random contacts of the whole workspace, not on its own
+   * half (only with the locks, which keep the writes from deadlocking).
+   */
+  work?: { randomContacts: boolean };
 };
 
 /** Events per second the floor reaches with `connections` transactions of `size` events at a time. */
@@ -281,7 +280,9 @@ export async function writeFloor(
     let events = 0;
     await Promise.all(
       times(connections).map(async (i) => {
-        const half = options.randomContacts ? ws.contacts : ws.contacts.slice(i * share, (i + 1) * share);
+        const half = options.work?.randomContacts
+          ? ws.contacts
+          : ws.contacts.slice(i * share, (i + 1) * share);
         while (performance.now() < deadline) {
           await writeBatch(pool, ws, half, options);
           events += options.size;

@@ -94,7 +94,7 @@ export class Api {
   }
 }
 
-const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
+export const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 
 /** An event's type and metadata in the bench's mix (the floors write the same). */
 export function randomEventBody(): { type: string; metadata: Record<string, unknown> } {
