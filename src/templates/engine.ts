@@ -5,6 +5,7 @@
 // tag), so HTML email bodies and plain outputs (subjects, text parts, push, Telegram) need separate
 // engines, and a parsed template belongs to the engine that parsed it.
 import { Liquid, type LiquidOptions } from 'liquidjs';
+import { guardCapture, guardedOperators, guardFilters } from './guards.ts';
 
 export type TemplateKind = 'html' | 'text';
 
@@ -12,10 +13,18 @@ export type TemplateKind = 'html' | 'text';
 // ~0.15 ms, so these leave three orders of magnitude of headroom and only ever stop abuse.
 /** Longest template source, in characters (a large HTML email is ~100 KB). */
 export const PARSE_LIMIT = 1_000_000;
-/** Longest a single render may take, in milliseconds; a render is synchronous and holds the worker. */
+/**
+ * Longest a single render may take, in milliseconds; a render is synchronous and holds its process's
+ * event loop. Checked between tags (liquidjs) and before and after every filter and operator call
+ * (guards.ts); the work budget (budget.ts) bounds what one call can do in between.
+ */
 export const RENDER_LIMIT_MS = 250;
-/** liquidjs' allocation budget per render (range sizes, string lengths built by filters, ...). */
-export const MEMORY_LIMIT = 10_000_000;
+/**
+ * liquidjs' allocation budget per render (range sizes, string lengths built by filters, ...). A
+ * range is built in one uninterruptible step (~60 ns an item): this keeps the longest such step
+ * to tens of milliseconds while leaving ten times a large email's length for strings.
+ */
+export const MEMORY_LIMIT = 500_000;
 
 const SAFE_OPTIONS: LiquidOptions = {
   // In-memory partials only (none): the default engine reads templates from the working directory.
@@ -26,6 +35,7 @@ const SAFE_OPTIONS: LiquidOptions = {
   parseLimit: PARSE_LIMIT,
   renderLimit: RENDER_LIMIT_MS,
   memoryLimit: MEMORY_LIMIT,
+  operators: guardedOperators(),
 };
 
 // Templates are self-contained: with no partials stored, these tags could only fail at send time,
@@ -44,6 +54,8 @@ function refusedTag(name: string): Parameters<Liquid['registerTag']>[1] {
 function createEngine(kind: TemplateKind): Liquid {
   const engine = new Liquid({ ...SAFE_OPTIONS, outputEscape: kind === 'html' ? 'escape' : undefined });
   for (const name of REFUSED_TAGS) engine.registerTag(name, refusedTag(name));
+  guardFilters(engine);
+  guardCapture(engine);
   return engine;
 }
 

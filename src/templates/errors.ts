@@ -1,6 +1,7 @@
 // One error type for every template failure, parse or render, with the position in the template's
 // source so a caller can answer "step 2, subject, line 3: undefined filter: evil".
 import { AssertionError, LiquidError } from 'liquidjs';
+import { BudgetError } from './budget.ts';
 
 /** An email's parts, and a push notification's. */
 export type TemplateField = 'subject' | 'html' | 'text' | 'title' | 'body' | 'url' | 'icon';
@@ -31,7 +32,9 @@ const POSITION_SUFFIX = /, line:\d+, col:\d+$/;
 export function toTemplateError(error: unknown): TemplateError {
   if (error instanceof TemplateError) return error;
   // The parse length limit is asserted before any token exists: the whole source is at fault.
-  if (error instanceof AssertionError) return new TemplateError(error.message, 1, 1);
+  // So is a render's budget when its whole output is counted, after the last tag.
+  if (error instanceof AssertionError || error instanceof BudgetError)
+    return new TemplateError(error.message, 1, 1);
   if (!LiquidError.is(error)) throw error;
   const [line, column] = error.token.getPosition();
   const message = (error.originalError?.message ?? error.message).replace(POSITION_SUFFIX, '');
