@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
+import { looksLikeHtml } from '../templates/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
   endEnrollment,
@@ -100,9 +101,20 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
   return null;
 }
 
-/** The message's template: an email step's own; push (plus its options) and telegram in the same three fields. */
+/**
+ * The message's template: an email step's own (its body is HTML, or text when it has no markup:
+ * sent as written, see the templates kit's textToHtml); push (plus its options) and telegram in the
+ * same three fields.
+ */
 export function templateOf(step: Step): MessageTemplate {
-  if (step.channel === 'email') return { subject: String(step.subject), html: String(step.body) };
+  if (step.channel === 'email') {
+    const body = String(step.body);
+    return {
+      subject: String(step.subject),
+      ...(looksLikeHtml(body) ? { html: body } : { text: body }),
+      ...(typeof step.preheader === 'string' ? { preheader: step.preheader } : {}),
+    };
+  }
   if (step.channel === 'push') {
     const { url, icon, urgency, ttlSeconds, topic } = step;
     const push = { url, icon, urgency, ttlSeconds, topic } as MessageTemplate['push'];

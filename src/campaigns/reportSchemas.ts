@@ -80,6 +80,9 @@ const EmailPreview = z
     stepKey,
     channel: z.literal('email'),
     subject: z.string(),
+    preheader: z.string().optional().openapi({
+      description: 'The rendered preheader (also first in `html`); absent when the step has none.',
+    }),
     html: z.string().openapi({ description: 'Without the tracking added at send time.' }),
     text: z.string().openapi({ description: "The step's text part, or one made from the HTML." }),
   })

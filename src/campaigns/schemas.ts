@@ -62,8 +62,18 @@ const EmailStep = z.strictObject({
   type: z.literal('send'),
   channel: z.literal('email'),
   subject: Required(998),
-  body: Required(100_000).openapi({ description: 'HTML or text; Liquid templates come with sending.' }),
-  preheader: text(200).optional(),
+  body: Required(100_000).openapi({
+    description:
+      'A Liquid template: HTML, or plain text when it has no HTML tag (sent as the text part, with an ' +
+      'HTML part that shows it as written: escaped, line breaks kept, web addresses as links).',
+  }),
+  preheader: text(200)
+    .optional()
+    .openapi({
+      description:
+        'A Liquid template like the subject: the line inboxes show after the subject, sent as the ' +
+        'hidden first element of the HTML body.',
+    }),
 });
 
 const PushStep = z.strictObject({

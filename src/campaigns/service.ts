@@ -84,6 +84,7 @@ async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[]
 const TEMPLATE_FIELDS: Record<string, [string, TemplateKind][]> = {
   email: [
     ['subject', 'text'],
+    ['preheader', 'text'],
     ['body', 'html'],
   ],
   push: [

@@ -27,10 +27,17 @@ import {
   type TemplateField,
   type TemplateKind,
   type TemplateVariables,
+  withPreheader,
 } from '../templates/index.ts';
 import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
 import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
-import { claimMessages, findMessagesByIds, type MessageRow, type MessageStatus } from './queries.ts';
+import {
+  claimMessages,
+  findMessagesByIds,
+  type MessageRow,
+  type MessageStatus,
+  type RenderedContent,
+} from './queries.ts';
 import { reserveSlots } from './sendRate.ts';
 import { takeSendSlot } from './sendSlots.ts';
 import { findSuppressions } from './subscriptionQueries.ts';
@@ -118,17 +125,19 @@ async function attempt(
 ): Promise<MessageStatus | SentDelivery> {
   const suppressed = suppressionOf(claimed, context, optOut);
   if (suppressed || !context) {
-    return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed });
+    const recipient = context ? intendedRecipient(claimed, context) : undefined;
+    return recordOutcome(app, claimed, { status: 'suppressed', error: suppressed, recipient });
   }
   const release = await takeSendSlot(
     `${claimed.workspace_id} ${claimed.channel}`,
     app.config.MESSAGE_SENDS_IN_FLIGHT,
   );
   let outgoing: OutgoingMessage;
+  let rendered: RenderedContent;
   let outcome: SendOutcome;
   try {
     try {
-      outgoing = buildOutgoing(app, claimed, context);
+      ({ outgoing, rendered } = buildOutgoing(app, claimed, context));
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       return recordFailure(app, claimed, templateErrorText(error));
@@ -141,8 +150,16 @@ async function attempt(
     release();
   }
   const recipient = recipientOf(outgoing);
-  if (outcome.status === 'sent') return { message: claimed, recipient, outcome };
-  return recordOutcome(app, claimed, { rendered: true, recipient, ...fromSendOutcome(outcome) });
+  if (outcome.status === 'sent') return { message: claimed, recipient, rendered, outcome };
+  return recordOutcome(app, claimed, { rendered, recipient, ...fromSendOutcome(outcome) });
+}
+
+/** Whom a suppressed message was for, when the contact has an address on its channel. */
+function intendedRecipient(message: MessageRow, context: DeliveryContext): string | undefined {
+  if (message.channel === 'email') return context.email ?? undefined;
+  if (message.channel === 'telegram' && context.telegram_chat_id !== null)
+    return String(context.telegram_chat_id);
+  return undefined;
 }
 
 /** Why the message must not be sent: no contact, no address on its channel, or its opt-outs (findSuppressions). */
@@ -207,10 +224,29 @@ function cacheKeyOf(message: MessageRow): string | undefined {
   return `${message.campaign_id}:${message.step_key ?? ''}`;
 }
 
-function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
-  if (message.channel === 'telegram') return buildTelegram(app, message, context);
-  if (message.channel === 'push') return buildPush(app, message, context);
+type Built = { outgoing: OutgoingMessage; rendered: RenderedContent };
+
+/** What goes to the channel, and what the row keeps of it (renderedOf). */
+function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): Built {
+  if (message.channel === 'telegram') {
+    const outgoing = buildTelegram(app, message, context);
+    return { outgoing, rendered: renderedOf(outgoing) };
+  }
+  if (message.channel === 'push') {
+    const outgoing = buildPush(app, message, context);
+    return { outgoing, rendered: renderedOf(outgoing) };
+  }
   return buildEmail(app, message, context);
+}
+
+/** A push's or Telegram message's rendered fields (not its signed acknowledgement, nor the chat). */
+function renderedOf(outgoing: PushMessage | ReturnType<typeof buildTelegram>): RenderedContent {
+  if (outgoing.channel === 'telegram') {
+    const { text, parseMode } = outgoing;
+    return { channel: 'telegram', text, ...(parseMode ? { parseMode } : {}) };
+  }
+  const { title, body, url, icon } = outgoing.notification;
+  return { channel: 'push', title, body, ...(url ? { url } : {}), ...(icon ? { icon } : {}) };
 }
 
 /** What the row records as the recipient: the address or the chat (push goes to the contact's browsers). */
@@ -229,7 +265,7 @@ export function buildTelegram(app: Services, message: MessageRow, context: Deliv
   const parseMode = template.parseMode ?? undefined;
   const text = renderPart(
     'text',
-    template.text ?? template.html,
+    template.text ?? template.html ?? '',
     templateVariables(app, message, context),
     cached ? cacheKeyOf(message) : undefined,
     parseMode === 'HTML' ? 'html' : 'text',
@@ -240,24 +276,26 @@ export function buildTelegram(app: Services, message: MessageRow, context: Deliv
 /**
  * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
  * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
- * the plain links and never shows the honeypot).
+ * the plain links and never shows the honeypot); the preheader after tracking, so that it is the
+ * body's first element, before the honeypot.
  */
-function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): OutgoingMessage {
+function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): Built {
   const token = signUnsubscribeToken(app.config, message.id);
   const url = unsubscribeUrlOf(app.config, token);
-  const rendered = renderEmail(
+  const { subject, html, text, preheader } = renderEmail(
     message.template,
     templateVariables(app, message, context, url),
     cacheKeyOf(message),
   );
   const switches = { opens: context.track_opens, clicks: context.track_clicks };
+  const sent = {
+    subject,
+    html: withPreheader(addTracking(app.config, html, message.id, switches), preheader),
+    text,
+  };
   return {
-    channel: 'email',
-    id: message.id,
-    to: context.email!,
-    ...rendered,
-    html: addTracking(app.config, rendered.html, message.id, switches),
-    unsubscribe: { url, token },
+    outgoing: { channel: 'email', id: message.id, to: context.email!, ...sent, unsubscribe: { url, token } },
+    rendered: { channel: 'email', ...sent, ...(preheader ? { preheader } : {}) },
   };
 }
 
@@ -308,7 +346,7 @@ export function buildPush(
     contactId: message.contact_id,
     notification: {
       title: renderPart('title', subject, variables, key),
-      body: renderPart('body', text ?? html, variables, key),
+      body: renderPart('body', text ?? html ?? '', variables, key),
       ...(push.url ? { url: renderUrl('url', push.url, variables, key) } : {}),
       ...(push.icon ? { icon: renderUrl('icon', push.icon, variables, key) } : {}),
       ackUrl: `${publicBase(app.config)}/api/public/push/ack`,

@@ -11,6 +11,7 @@ import {
   insertMessageEvents,
   type MessageRow,
   type MessageStatus,
+  type RenderedContent,
 } from './queries.ts';
 import { setSubscription } from './subscriptionQueries.ts';
 import { unsubscribeContact } from './unsubscribe.ts';
@@ -26,8 +27,10 @@ export type ClaimOutcome = {
   error?: string | null;
   providerId?: string | null;
   providerResponse?: string | null;
+  /** The address or chat it went (or would have gone) to. */
   recipient?: string;
-  rendered?: boolean;
+  /** What was rendered and handed to the channel. */
+  rendered?: RenderedContent;
   /** A retry the provider asked to wait this long for (a 429's retry_after), instead of the schedule's. */
   retryAfterMs?: number;
 };
@@ -86,20 +89,25 @@ export type SentDelivery = {
   message: MessageRow;
   /** The address or chat; undefined for push (it goes to each of the contact's browsers). */
   recipient: string | undefined;
+  rendered: RenderedContent;
   outcome: { providerId: string; response: string };
 };
 
-/** recordOutcome for sends the provider accepted, all in one transaction of three statements. */
+/**
+ * recordOutcome for sends the provider accepted, all in one transaction of three statements; what
+ * each rendered is written by the first, with the status.
+ */
 export async function recordSent(app: Services, sent: readonly SentDelivery[]): Promise<void> {
   if (sent.length === 0) return;
   const recorded = await app.db.transaction(async (tx) => {
     const finished = await finishSentClaims(
       tx,
-      sent.map(({ message, recipient, outcome }) => ({
+      sent.map(({ message, recipient, rendered, outcome }) => ({
         id: message.id,
         recipient: recipient ?? null,
         providerId: outcome.providerId,
         providerResponse: outcome.response,
+        rendered,
       })),
     );
     const mine = sent.filter(({ message }) => finished.has(message.id));

@@ -24,13 +24,51 @@ export const PushOptions = z.object({
 
 export const MessageTemplate = z.object({
   subject: z.string(),
-  html: z.string(),
+  /** An email without HTML (text only) has none: its HTML part shows the text as written. */
+  html: z.string().nullish(),
   text: z.string().nullish(),
+  /** An email's preheader (plain text, a template like the subject). */
+  preheader: z.string().nullish(),
   push: PushOptions.optional(),
   /** A Telegram step's parse mode (its text is in `text`). */
   parseMode: z.enum(['HTML', 'MarkdownV2']).nullish(),
 });
 export type MessageTemplate = z.infer<typeof MessageTemplate>;
+
+/**
+ * What a send rendered, as it went to the channel (an email's HTML with its tracking and
+ * preheader), kept on the row: what the contact got. Personal data: it goes with the row (retention,
+ * and the contact's erasure by the foreign key).
+ */
+export const RenderedContent = z.discriminatedUnion('channel', [
+  z.object({
+    channel: z.literal('email'),
+    subject: z.string(),
+    preheader: z.string().optional(),
+    html: z.string(),
+    text: z.string(),
+  }),
+  z.object({
+    channel: z.literal('push'),
+    title: z.string(),
+    body: z.string(),
+    url: z.string().optional(),
+    icon: z.string().optional(),
+  }),
+  z.object({
+    channel: z.literal('telegram'),
+    text: z.string(),
+    parseMode: z.enum(['HTML', 'MarkdownV2']).optional(),
+  }),
+]);
+export type RenderedContent = z.infer<typeof RenderedContent>;
+
+/** The line a list shows: an email's subject, a push's title (a Telegram text has none). */
+export function renderedSubjectOf(content: RenderedContent): string | null {
+  if (content.channel === 'email') return content.subject;
+  if (content.channel === 'push') return content.title;
+  return null;
+}
 
 export const MessageRow = z.object({
   workspace_id: z.string(),
@@ -47,6 +85,7 @@ export const MessageRow = z.object({
   ignore_unsubscribe: z.boolean(),
   recipient: z.string().nullable(),
   rendered_at: z.string().nullable(),
+  rendered_subject: z.string().nullable(),
   provider_id: z.string().nullable(),
   provider_response: z.string().nullable(),
   error: z.string().nullable(),
@@ -62,7 +101,7 @@ export type MessageRow = z.infer<typeof MessageRow>;
 
 const columns = sql.fragment`
   workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key, status, template, data,
-  trigger_event_id, ignore_unsubscribe, recipient, rendered_at, provider_id, provider_response, error,
+  trigger_event_id, ignore_unsubscribe, recipient, rendered_at, rendered_subject, provider_id, provider_response, error,
   attempts, next_attempt_at, rate_slot_at, lease_until, created_at, sent_at, updated_at
 `;
 
@@ -133,6 +172,15 @@ export async function findMessage(db: Db, workspaceId: string, messageId: string
   `);
 }
 
+export const MessageDetailRow = MessageRow.extend({ rendered: RenderedContent.nullable() });
+
+/** findMessage with what was sent: the bodies only this read returns (lists and the worker never need them). */
+export async function findMessageDetail(db: Db, workspaceId: string, messageId: string) {
+  return db.maybeOne(sql.type(MessageDetailRow)`
+    select ${columns}, rendered from messages where workspace_id = ${workspaceId} and id = ${messageId}
+  `);
+}
+
 /** The worker's read: the job payload carries the id only. */
 export async function findMessageById(db: Db, messageId: string) {
   return (await findMessagesByIds(db, [messageId]))[0] ?? null;
@@ -199,11 +247,13 @@ export type Outcome = {
   providerResponse?: string | null;
   error?: string | null;
   nextAttemptAt?: Date | null;
-  rendered?: boolean;
+  /** What was rendered and handed to the channel; absent when nothing was (suppressed, a template error). */
+  rendered?: RenderedContent;
 };
 
 /** Records the outcome of a claimed send; false when the claim was lost (swept as interrupted). */
 export async function finishClaim(db: Db, messageId: string, outcome: Outcome): Promise<boolean> {
+  const { rendered } = outcome;
   const result = await db.query(sql.typeAlias('void')`
     update messages
     set status = ${outcome.status}, lease_until = null, updated_at = now(),
@@ -212,7 +262,10 @@ export async function finishClaim(db: Db, messageId: string, outcome: Outcome): 
         provider_response = ${outcome.providerResponse ?? null},
         error = ${outcome.error ?? null},
         next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null},
-        rendered_at = case when ${outcome.rendered ?? false} then now() else rendered_at end,
+        rendered_at = case when ${outcome.rendered !== undefined} then now() else rendered_at end,
+        rendered_subject = case when ${outcome.rendered !== undefined}
+          then ${rendered ? renderedSubjectOf(rendered) : null} else rendered_subject end,
+        rendered = coalesce(${rendered ? sql.jsonb(rendered) : null}, rendered),
         sent_at = case when ${outcome.status} = 'sent' then now() else sent_at end
     where id = ${messageId} and status = 'sending'
   `);
@@ -224,6 +277,7 @@ export type SentOutcome = {
   recipient: string | null;
   providerId: string;
   providerResponse: string;
+  rendered: RenderedContent;
 };
 
 /** Records sends the provider accepted, in one statement; returns the ids whose claim still held. */
@@ -234,14 +288,18 @@ export async function finishSentClaims(db: Db, sent: readonly SentOutcome[]): Pr
     recipient: row.recipient,
     provider_id: row.providerId,
     provider_response: row.providerResponse,
+    rendered_subject: renderedSubjectOf(row.rendered),
+    rendered: row.rendered,
   }));
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     update messages m
     set status = 'sent', lease_until = null, updated_at = now(), recipient = coalesce(r.recipient, m.recipient),
         provider_id = r.provider_id, provider_response = r.provider_response, error = null,
-        next_attempt_at = null, rendered_at = now(), sent_at = now()
+        next_attempt_at = null, rendered_at = now(), rendered_subject = r.rendered_subject,
+        rendered = r.rendered, sent_at = now()
     from jsonb_to_recordset(${jsonbRows(rows)})
-      as r(id text, recipient text, provider_id text, provider_response text)
+      as r(id text, recipient text, provider_id text, provider_response text, rendered_subject text,
+        rendered jsonb)
     where m.id = r.id and m.id = any(${idArray(rows)}) and m.status = 'sending'
     returning m.id
   `);

@@ -104,6 +104,7 @@ export const messageRoutes = [
         status: 200,
         body: {
           ...toMessage(message),
+          rendered: message.rendered,
           timeline: timeline.map((entry) => ({
             type: entry.type,
             detail: entry.detail,

@@ -17,9 +17,30 @@ export const MessageSchema = z
     enrollmentId: nullableId,
     stepKey: nullableId.openapi({ description: "The campaign step's path, e.g. `3.then.0`." }),
     status: z.enum(MESSAGE_STATUSES),
-    subject: z.string().openapi({ description: 'The subject template (email).' }),
-    recipient: z.string().nullable().openapi({ description: 'The address it was sent to.' }),
-    error: z.string().nullable().openapi({ description: 'Why it failed, bounced or was suppressed.' }),
+    subject: z
+      .string()
+      .openapi({ description: 'The subject template (email), or the title template (push).' }),
+    renderedSubject: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'The subject as sent (email), or the title (push); null until the message is rendered, and for ' +
+          'Telegram. The bodies are in `rendered` of the single message.',
+        example: 'Welcome, Ada!',
+      }),
+    recipient: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'The address (email) or chat id (Telegram) it was sent to, or, when suppressed, the one it was ' +
+          "for (null when the contact has none; push goes to each of the contact's browsers).",
+      }),
+    error: z.string().nullable().openapi({
+      description:
+        'Why it failed, bounced or was suppressed (e.g. `unsubscribed from email`, `hard bounce`).',
+    }),
     providerId: z.string().nullable(),
     attempts: z.number().int(),
     nextAttemptAt: Timestamp.nullable(),
@@ -68,7 +89,46 @@ export const TrackingHit = z
   })
   .openapi('TrackingHit');
 
+const Rendered = z
+  .discriminatedUnion('channel', [
+    z
+      .object({
+        channel: z.literal('email'),
+        subject: z.string(),
+        preheader: z.string().optional().openapi({ description: 'Absent when the message had none.' }),
+        html: z.string().openapi({
+          description: 'The HTML part as sent: with its preheader, tracked links and open pixel.',
+        }),
+        text: z.string().openapi({ description: 'The text part as sent.' }),
+      })
+      .openapi('RenderedEmail'),
+    z
+      .object({
+        channel: z.literal('push'),
+        title: z.string(),
+        body: z.string(),
+        url: z.string().optional(),
+        icon: z.string().optional(),
+      })
+      .openapi('RenderedPush'),
+    z
+      .object({
+        channel: z.literal('telegram'),
+        text: z.string(),
+        parseMode: z.enum(['HTML', 'MarkdownV2']).optional(),
+      })
+      .openapi('RenderedTelegram'),
+  ])
+  .nullable()
+  .openapi({
+    description:
+      'What was rendered and handed to the channel at the last attempt, as the contact got it; null ' +
+      'when nothing was (queued, suppressed, a template error). Kept with the message, erased with it ' +
+      'and with its contact.',
+  });
+
 export const MessageDetail = MessageSchema.extend({
+  rendered: Rendered,
   timeline: z.array(TimelineEntry),
   hits: z
     .array(TrackingHit)
@@ -173,6 +233,7 @@ export function toMessage(row: MessageRow) {
     stepKey: row.step_key,
     status: row.status,
     subject: row.template.subject,
+    renderedSubject: row.rendered_subject,
     recipient: row.recipient,
     error: row.error,
     providerId: row.provider_id,

@@ -14,6 +14,7 @@ import {
   claimIdempotencyKey,
   findMessage,
   findMessageByStep,
+  findMessageDetail,
   insertCampaignMessages,
   insertMessage,
   insertMessageEvent,
@@ -167,8 +168,9 @@ export async function createTransactional(
     workspaceId,
     contactId,
     channel: input.channel,
-    // Without an HTML part the text is sent as the body (escaped), and as the text part verbatim.
-    template: { subject: input.subject, html: input.html ?? input.text ?? '', text: input.text ?? null },
+    // Without HTML the text is the body: the text part verbatim, and an HTML part that shows it as
+    // written (the templates kit's textToHtml).
+    template: { subject: input.subject, html: input.html ?? null, text: input.text ?? null },
     data: input.data,
     ignoreUnsubscribe: input.ignoreUnsubscribe,
   });
@@ -193,9 +195,11 @@ export async function getMessageWithTimeline(db: Db, workspaceId: string, messag
   return { message, timeline: await listMessageEvents(db, workspaceId, messageId) };
 }
 
-/** The message, its timeline and its tracking hits. */
+/** The message with what it rendered, its timeline and its tracking hits. */
 export async function getMessageDetail(db: Db, workspaceId: string, messageId: string) {
-  const { message, timeline } = await getMessageWithTimeline(db, workspaceId, messageId);
+  const message = await findMessageDetail(db, workspaceId, messageId);
+  if (!message) throw new NotFoundError('Message');
+  const timeline = await listMessageEvents(db, workspaceId, messageId);
   return { message, timeline, hits: await listMessageHits(db, workspaceId, messageId) };
 }
 

@@ -4,7 +4,7 @@ import { AssertionError, LiquidError } from 'liquidjs';
 import { BudgetError } from './budget.ts';
 
 /** An email's parts, and a push notification's. */
-export type TemplateField = 'subject' | 'html' | 'text' | 'title' | 'body' | 'url' | 'icon';
+export type TemplateField = 'subject' | 'preheader' | 'html' | 'text' | 'title' | 'body' | 'url' | 'icon';
 
 export class TemplateError extends Error {
   readonly line: number;

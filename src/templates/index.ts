@@ -4,6 +4,7 @@
 export { type CompiledTemplate, compileTemplate, TEMPLATE_CACHE_ENTRIES } from './compile.ts';
 export { MEMORY_LIMIT, PARSE_LIMIT, RENDER_LIMIT_MS, type TemplateKind } from './engine.ts';
 export { TemplateError, type TemplateField } from './errors.ts';
+export { withPreheader } from './preheader.ts';
 export {
   type EmailTemplate,
   type RenderedEmail,
@@ -12,4 +13,5 @@ export {
   type TemplateProblem,
   validateTemplate,
 } from './render.ts';
+export { looksLikeHtml } from './textBody.ts';
 export { type TemplateVariables, TemplateVariablesSchema } from './variables.ts';

@@ -4,10 +4,18 @@ import { compile as compileHtmlToText } from 'html-to-text';
 import { type CompiledTemplate, compileTemplate, parseTemplate } from './compile.ts';
 import type { TemplateKind } from './engine.ts';
 import { TemplateError, type TemplateField } from './errors.ts';
+import { textToHtml } from './textBody.ts';
 import type { TemplateVariables } from './variables.ts';
 
-export type EmailTemplate = { subject: string; html: string; text?: string | null };
-export type RenderedEmail = { subject: string; html: string; text: string };
+/** An email's sources: HTML, text or both (at least one); the preheader is plain text. */
+export type EmailTemplate = {
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+  preheader?: string | null;
+};
+/** `preheader` is null without one; withPreheader puts it in the HTML once tracking is added. */
+export type RenderedEmail = { subject: string; html: string; text: string; preheader: string | null };
 export type TemplateProblem = { line: number; column: number; message: string };
 
 // The text part of an email without one: links as `text [url]` (the default), images dropped
@@ -46,9 +54,10 @@ function renderField(
 }
 
 /**
- * Renders an email. The HTML body is HTML-escaped (`{{ x | raw }}` opts out); the subject and the
- * text part are not. Without a text template, the text part is generated from the rendered HTML.
- * Throws a TemplateError whose `field` says which part failed.
+ * Renders an email. The HTML body is HTML-escaped (`{{ x | raw }}` opts out); the subject, the
+ * preheader and the text part are not. Without a text template, the text part is generated from the
+ * rendered HTML; without an HTML template, the HTML part shows the rendered text as written
+ * (textToHtml). Throws a TemplateError whose `field` says which part failed.
  */
 export function renderEmail(
   template: EmailTemplate,
@@ -56,12 +65,20 @@ export function renderEmail(
   cacheKey?: string,
 ): RenderedEmail {
   const subject = renderField('subject', template.subject, 'text', variables, cacheKey);
+  const preheader =
+    template.preheader == null
+      ? null
+      : renderField('preheader', template.preheader, 'text', variables, cacheKey);
+  if (template.html == null) {
+    const text = renderField('text', template.text ?? '', 'text', variables, cacheKey);
+    return { subject, html: textToHtml(text), text, preheader };
+  }
   const html = renderField('html', template.html, 'html', variables, cacheKey);
   const text =
     template.text == null
       ? htmlToText(html)
       : renderField('text', template.text, 'text', variables, cacheKey);
-  return { subject, html, text };
+  return { subject, html, text, preheader };
 }
 
 /**

@@ -59,6 +59,14 @@ describe('web push sending', function () {
     });
     expect(notification.ackUrl).to.match(/\/api\/public\/push\/ack$/);
     expect(notification.ackToken).to.be.a('string');
+    // The message keeps what was sent (not the signed acknowledgement).
+    expect(sent.renderedSubject).to.equal('Hi Ada');
+    expect(sent.rendered).to.deep.equal({
+      channel: 'push',
+      title: 'Hi Ada',
+      body: 'The sale ends tonight, Ada.',
+      url: 'https://shop.example.com/sale?who=Ada',
+    });
 
     const { claims, publicKey, signatureValid } = request.vapid;
     expect(signatureValid).to.equal(true);

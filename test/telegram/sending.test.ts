@@ -90,6 +90,11 @@ describe('Telegram send steps', () => {
       .sentTo(chatId)
       .filter((entry) => entry.token === workspace.token);
     expect(sent.at(-1)!.text).to.equal('Hi Ann from Acme Shop');
+    const detail = await workspace.client.get(`${workspace.base}/messages/${message.id}`);
+    expect(detail.body).to.deep.include({
+      renderedSubject: null,
+      rendered: { channel: 'telegram', text: 'Hi Ann from Acme Shop' },
+    });
     expect(await outgoing(workspace.workspaceId, 'message.sent')).to.deep.include({
       contactId,
       channel: 'telegram',
@@ -120,7 +125,11 @@ describe('Telegram send steps', () => {
     ]);
     await trigger(workspace, contactId);
     const [message] = await messagesOf(workspace.client, workspace.base, contactId, final);
-    expect(message).to.include({ status: 'suppressed', error: 'the contact has no linked Telegram chat' });
+    expect(message).to.include({
+      status: 'suppressed',
+      recipient: null,
+      error: 'the contact has no linked Telegram chat',
+    });
   });
 
   for (const [name, chatId, description] of [
