@@ -17,13 +17,23 @@ export { openPostmarkCredentials } from './email/feedbackService.ts';
 export { classifySmtpError, FEEDBACK_MESSAGE_ID } from './email/send.ts';
 export { type EmailSettings, getEmailConfigRow, toEmailConfig } from './email/service.ts';
 export { DKIM_SIGNED_HEADERS } from './email/transport.ts';
+export {
+  isReservedAnonymousId,
+  RESERVED_ANONYMOUS_ID_PREFIXES,
+  RESERVED_ANONYMOUS_ID_RULE,
+  telegramAnonymousId,
+  unverifiedStandIn,
+} from './identity.ts';
+export { identifiedContact } from './identityQueries.ts';
 export { pushChannel } from './push/channel.ts';
 export { PUSH_ENDPOINT_MAX_LENGTH, pushEndpointRefusal } from './push/endpoint.ts';
 export { PUSH_PAYLOAD_MAX_BYTES } from './push/send.ts';
 export { findPushPublicKey } from './push/service.ts';
 export {
-  findPushSubscriptionContact,
+  deleteUnverifiedPushSubscriptionsOfIdentified,
+  findPushSubscriptionOwner,
   type NewPushSubscription,
+  sendablePushSubscription,
   upsertPushSubscription,
 } from './push/subscriptionQueries.ts';
 export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';

@@ -28,3 +28,4 @@ export {
   text,
 } from './schemas.ts';
 export { createContact, getContact, listContactPage, patchContact } from './service.ts';
+export { unverifiedVisitorAnonymousId } from './unverifiedVisitor.ts';

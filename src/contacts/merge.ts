@@ -1,5 +1,6 @@
 // Merging two contacts: the secondary's history moves to the primary and the secondary is gone,
 // its id resolving to the primary for 30 days. Used by POST …/contacts/merge and by identify.
+import { deleteUnverifiedPushSubscriptionsOfIdentified } from '../channels/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { emitMany, type OutgoingEvent } from '../outbox/emit.ts';
@@ -27,6 +28,9 @@ export async function mergeContactRows(
   // Deleted before the primary takes its email or anonymousId, which are unique.
   await deleteContactRow(tx, workspaceId, secondary.id);
   const merged = await absorbContact(tx, primary, secondary);
+  // A browser stored on a bare anonymousId proved nothing: any page holding the key could have
+  // sent that id. It must not start receiving a known person's messages by riding a merge.
+  await deleteUnverifiedPushSubscriptionsOfIdentified(tx, workspaceId, primary.id);
   await insertAlias(tx, workspaceId, secondary.id, primary.id);
   // The secondary's device goes on sending its anonymousId: it must reach the merged contact.
   if (secondary.anonymous_id && secondary.anonymous_id !== merged.anonymous_id) {

@@ -7,7 +7,8 @@ import { ContactRow, contactColumns } from './queries.ts';
 /**
  * Moves events, segment memberships, enrollments, messages, score history, aliases, kept
  * anonymousIds, linked Telegram chats and web push subscriptions (an anonymous visitor's browser)
- * to the primary. An opt-out of either contact holds for the merged one.
+ * to the primary; the merge then drops the unverified browsers when the merged contact is
+ * identified. An opt-out of either contact holds for the merged one.
  */
 export async function moveContactData(db: Db, workspaceId: string, primaryId: string, secondaryId: string) {
   await db.query(sql.typeAlias('void')`

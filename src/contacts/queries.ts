@@ -1,5 +1,6 @@
 // SQL of contacts: lookups (honouring merge aliases), writes and the paginated list.
 import { z } from 'zod';
+import { identifiedContact } from '../channels/index.ts';
 import { pageWindow, selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
 
@@ -64,6 +65,23 @@ export async function findContactByAnonymousId(db: Db, workspaceId: string, anon
       (select k.contact_id from contact_anonymous_ids k
        where k.workspace_id = ${workspaceId} and k.anonymous_id = ${anonymousId}))
     for update
+  `);
+}
+
+/**
+ * The contact an anonymousId names (its own, or kept from a merge), locked, and whether it is
+ * identified (identifiedContact). The lock holds a merge or an identify of it off until the caller
+ * commits, so what the caller decides from `identified` stays true while it acts.
+ */
+export async function lockAnonymousIdOwner(db: Db, workspaceId: string, anonymousId: string) {
+  return db.maybeOne(sql.type(z.object({ id: z.string(), identified: z.boolean() }))`
+    select c.id, ${identifiedContact(sql.fragment`c`)} as identified from contacts c
+    where c.workspace_id = ${workspaceId} and c.id = coalesce(
+      (select own.id from contacts own
+       where own.workspace_id = ${workspaceId} and own.anonymous_id = ${anonymousId}),
+      (select k.contact_id from contact_anonymous_ids k
+       where k.workspace_id = ${workspaceId} and k.anonymous_id = ${anonymousId}))
+    for update of c
   `);
 }
 

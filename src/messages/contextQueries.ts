@@ -2,6 +2,7 @@
 // the workspace and campaign names, and the trigger event. The exception to "features read their
 // own tables": these are reads of stable columns, and one round-trip per send matters in a broadcast.
 import { z } from 'zod';
+import { sendablePushSubscription } from '../channels/index.ts';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
 export const DeliveryContext = z.object({
@@ -20,7 +21,7 @@ export const DeliveryContext = z.object({
   track_clicks: z.boolean(),
   /** The contact's Telegram chat linked last (telegram_chats), if any. */
   telegram_chat_id: z.number().nullable(),
-  /** Whether any browser of the contact is subscribed to push (push_subscriptions). */
+  /** Whether any browser of the contact may be sent to (push_subscriptions: see sendablePushSubscription). */
   has_push_subscription: z.boolean(),
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
@@ -59,7 +60,8 @@ export async function findDeliveryContexts(
         as track_clicks,
       (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
        order by t.linked_at desc limit 1) as telegram_chat_id,
-      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id)
+      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id
+              and ${sendablePushSubscription(sql.fragment`p`, sql.fragment`c`)})
         as has_push_subscription
     from jsonb_to_recordset(${jsonbRows(keys)})
       as r(id text, workspace_id text, contact_id text, campaign_id text, trigger_event_id text)

@@ -1,9 +1,11 @@
 // POST /api/public/events: what a page reports about its visitor (page views and the other types
 // its publishable key allows), through the same ingest pipeline as the API: segments, campaign
 // triggers and scores move before the answer. The visitor is anonymous (`anonymousId`) unless the
-// page carries an identity token from the customer's backend.
+// page carries an identity token from the customer's backend; a bare anonymousId reaches only an
+// anonymous contact (unverifiedVisitorAnonymousId), never a known person's.
 import { z } from 'zod';
-import { JsonObject, text } from '../contacts/index.ts';
+import { JsonObject, text, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
+import type { Tx } from '../db/pool.ts';
 import { ingestEvents, trackingFields } from '../events/index.ts';
 import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';
@@ -32,7 +34,6 @@ const PublicEventBody = z
       utmSource: 'newsletter',
     },
   });
-type PublicEventBody = z.output<typeof PublicEventBody>;
 
 const PublicEventAccepted = z
   .object({ id: z.string(), type: z.string(), timestamp: Timestamp })
@@ -49,9 +50,12 @@ function checkType(caller: PublicCaller, type: string): void {
   }
 }
 
-function who(identity: Identity, anonymousId: string | undefined) {
-  if (identity.kind === 'anonymous') return anonymousId === undefined ? {} : { anonymousId };
-  return identity.email !== undefined ? { email: identity.email } : { contactId: identity.contactId };
+/** Who the event is about: the vouched-for contact, or the anonymous visitor the id may reach. */
+async function who(tx: Tx, workspaceId: string, identity: Identity, anonymousId: string | undefined) {
+  if (identity.kind === 'identified')
+    return identity.email !== undefined ? { email: identity.email } : { contactId: identity.contactId };
+  if (anonymousId === undefined) return {};
+  return { anonymousId: await unverifiedVisitorAnonymousId(tx, workspaceId, anonymousId) };
 }
 
 export const publicEventRoutes = [
@@ -67,16 +71,13 @@ export const publicEventRoutes = [
     handler: async ({ app, caller, body }) => {
       checkType(caller, body.type);
       const identity = await verifyIdentity(app.db, caller.workspaceId, body);
-      const [result] = await app.db.transaction((tx) =>
-        ingestEvents(tx, caller.workspaceId, [toItem(body, identity)], { source: 'api' }),
-      );
+      const { anonymousId, email: _email, contactId: _contactId, identityToken: _token, ...rest } = body;
+      const [result] = await app.db.transaction(async (tx) => {
+        const visitor = await who(tx, caller.workspaceId, identity, anonymousId);
+        return ingestEvents(tx, caller.workspaceId, [{ ...rest, ...visitor }], { source: 'api' });
+      });
       const { id, type, timestamp } = result.event;
       return { status: 201, body: { id, type, timestamp } };
     },
   }),
 ];
-
-function toItem(body: PublicEventBody, identity: Identity) {
-  const { anonymousId, email: _email, contactId: _contactId, identityToken: _token, ...rest } = body;
-  return { ...rest, ...who(identity, anonymousId) };
-}

@@ -1,16 +1,19 @@
 // Public web push: storing a browser's subscription on the visitor's contact, and recording the
-// service worker's acknowledgements. A subscription is new (201) when its endpoint is new or now
-// belongs to someone else: then the contact is found or made through the ingest pipeline, with
-// the stored event `push.subscribed` (segments, triggers and scores see it: a welcome push is one
-// campaign), the push opt-out is lifted and `push.subscribed` is emitted. The same browser posting
-// again for the same visitor (a page load) only refreshes its keys (200).
+// service worker's acknowledgements. A subscription is new (201) when its endpoint is new, now
+// belongs to someone else, or is now verified: then the contact is found or made through the
+// ingest pipeline, with the stored event `push.subscribed` (segments, triggers and scores see it: a
+// welcome push is one campaign), the push opt-out is lifted and `push.subscribed` is emitted. The
+// same browser posting again for the same visitor (a page load) only refreshes its keys (200).
+// A browser with an identity token is stored verified on that contact; one with a bare anonymousId
+// is stored unverified, and only ever on an anonymous visitor (unverifiedVisitorAnonymousId): the
+// id may be anyone's guess, so it never reaches, opts in or writes the timeline of a known person.
 import {
   findPushPublicKey,
-  findPushSubscriptionContact,
+  findPushSubscriptionOwner,
   pushEndpointRefusal,
   upsertPushSubscription,
 } from '../channels/index.ts';
-import { findContact } from '../contacts/index.ts';
+import { findContact, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
 import type { AppContext } from '../http/context.ts';
@@ -31,7 +34,8 @@ export async function pushPublicKey(app: AppContext, workspaceId: string): Promi
 
 type Visitor = { email: string } | { contactId: string } | { anonymousId: string };
 
-function visitorOf(identity: Identity, anonymousId: string | undefined): Visitor {
+/** Who the page says the visitor is; an anonymousId is checked in the transaction (visitorIn). */
+function claimedVisitor(identity: Identity, anonymousId: string | undefined): Visitor {
   if (identity.kind === 'identified')
     return identity.email !== undefined ? { email: identity.email } : { contactId: identity.contactId };
   if (anonymousId !== undefined) return { anonymousId };
@@ -43,11 +47,20 @@ function visitorOf(identity: Identity, anonymousId: string | undefined): Visitor
   ]);
 }
 
-/** Whether the endpoint is already registered to this very visitor's contact. */
+/** The visitor as stored: a bare anonymousId of a known person becomes a fresh anonymous one. */
+async function visitorIn(tx: Tx, workspaceId: string, claimed: Visitor): Promise<Visitor> {
+  if (!('anonymousId' in claimed)) return claimed;
+  return { anonymousId: await unverifiedVisitorAnonymousId(tx, workspaceId, claimed.anonymousId) };
+}
+
+/**
+ * Whether the endpoint is already registered to this very visitor's contact, as firmly as now: an
+ * unverified browser posted again with the identity token is a new subscription of that person.
+ */
 async function registeredTo(tx: Tx, workspaceId: string, endpoint: string, visitor: Visitor) {
-  const contactId = await findPushSubscriptionContact(tx, workspaceId, endpoint);
-  const contact = contactId ? await findContact(tx, workspaceId, contactId) : null;
-  if (!contact) return null;
+  const owner = await findPushSubscriptionOwner(tx, workspaceId, endpoint);
+  const contact = owner ? await findContact(tx, workspaceId, owner.contact_id) : null;
+  if (!owner || !contact || (!owner.verified && !('anonymousId' in visitor))) return null;
   const same =
     ('email' in visitor && contact.email === visitor.email) ||
     ('contactId' in visitor && contact.id === visitor.contactId) ||
@@ -77,8 +90,9 @@ export async function subscribe(
   const refusal = pushEndpointRefusal(app.config, endpoint);
   if (refusal) throw new ValidationError([{ path: 'body.subscription.endpoint', message: refusal }]);
   await pushPublicKey(app, workspaceId);
-  const visitor = visitorOf(await verifyIdentity(app.db, workspaceId, body), body.anonymousId);
+  const claimed = claimedVisitor(await verifyIdentity(app.db, workspaceId, body), body.anonymousId);
   return app.db.transaction(async (tx) => {
+    const visitor = await visitorIn(tx, workspaceId, claimed);
     const known = await registeredTo(tx, workspaceId, endpoint, visitor);
     const contactId = known ?? (await contactOf(tx, workspaceId, visitor, endpoint));
     const row = await upsertPushSubscription(tx, workspaceId, {
@@ -88,6 +102,7 @@ export async function subscribe(
       auth: keys.auth,
       expiresAt: expirationTime ? new Date(expirationTime) : null,
       userAgent: userAgent?.slice(0, 500) ?? null,
+      verified: !('anonymousId' in visitor),
     });
     if (!row.changed) return { created: false };
     await resubscribeToPush(tx, workspaceId, contactId);

@@ -10,7 +10,7 @@
 //     `unsubscribe.telegram`.
 // Replies go out after the commit: a reply must not announce a link that was rolled back.
 import { z } from 'zod';
-import { sendTelegramText } from '../channels/index.ts';
+import { sendTelegramText, telegramAnonymousId } from '../channels/index.ts';
 import { findAndLockContacts, mergeContactRows } from '../contacts/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
@@ -100,7 +100,7 @@ async function ingestMessage(
     [
       {
         type: 'telegram.message_received',
-        ...(contactId ? { contactId } : { anonymousId: `telegram:${chatId}` }),
+        ...(contactId ? { contactId } : { anonymousId: telegramAnonymousId(chatId) }),
         metadata: { text, chatId, messageId: message.message_id },
         idempotencyKey: `telegram:${job.botId}:${job.updateId}`,
       },
@@ -130,7 +130,12 @@ async function linkToContact(
     });
     const known = rows.find((row) => row.id === contactId);
     const anonymous = rows.find((row) => row.id === previous);
-    if (known && anonymous && anonymous.email === null && anonymous.anonymous_id === `telegram:${chatId}`) {
+    if (
+      known &&
+      anonymous &&
+      anonymous.email === null &&
+      anonymous.anonymous_id === telegramAnonymousId(chatId)
+    ) {
       await mergeContactRows(tx, known, anonymous);
     }
   }

@@ -1,0 +1,35 @@
+// A public page's bare anonymousId (publishable key, no identity token) is only ever trusted to
+// name an anonymous visitor: anyone holding the page's key can send any id, so an id that now
+// belongs to a known person (an email, a phone, a linked Telegram chat, a browser subscribed with
+// the identity token) must not reach them. Such a request goes on as a fresh anonymous visitor
+// under a stand-in id of Switchboard's (unverifiedStandIn), the same on every request, and the
+// answer is the one any anonymous visitor gets: it does not reveal that the id is taken. Reaching
+// the known person needs the identity token.
+import { unverifiedStandIn } from '../channels/index.ts';
+import type { Tx } from '../db/pool.ts';
+import { ConflictError } from '../http/errors.ts';
+import { lockAnonymousIdOwner } from './queries.ts';
+
+/** Stand-ins are tried in turn: only an ADMIN's merge or edit makes one identified, so few exist. */
+const MAX_STAND_INS = 10;
+
+/**
+ * The anonymousId a public, unverified visitor acts under: `anonymousId` itself while it names no
+ * contact or an anonymous one, else its first stand-in that does. Locks the contact it names until
+ * the caller's transaction ends.
+ */
+export async function unverifiedVisitorAnonymousId(
+  tx: Tx,
+  workspaceId: string,
+  anonymousId: string,
+): Promise<string> {
+  for (let generation = 0; generation <= MAX_STAND_INS; generation++) {
+    const candidate = generation === 0 ? anonymousId : unverifiedStandIn(anonymousId, generation);
+    const owner = await lockAnonymousIdOwner(tx, workspaceId, candidate);
+    if (!owner?.identified) return candidate;
+  }
+  throw new ConflictError(
+    'This anonymousId cannot be used without an identity token any more: give the visitor a new one.',
+    'anonymous-id-unusable',
+  );
+}
