@@ -163,26 +163,25 @@ describe('public push subscriptions', function () {
     expect(state.status).to.equal('subscribed');
   });
 
-  it('keeps an anonymous visitor’s browser when they are identified as a known contact (merge)', async () => {
+  it('records whether a browser was stored with the identity token or on a bare anonymousId', async () => {
     const ws = await pushWorkspace();
-    const email = uniqueEmail('known');
-    const known = await ws.client.post(`${ws.base}/contacts`, { email });
     const keys = {
       p256dh: Buffer.alloc(65, 4).toString('base64url'),
       auth: Buffer.alloc(16).toString('base64url'),
     };
-    const subscription = { endpoint: 'https://127.0.0.1:9/push/merge', expirationTime: null, keys };
-    expect((await postSubscription(ws.pk, { subscription, anonymousId: 'visitor-m' })).status).to.equal(201);
-    const identified = await ws.client.post(`${ws.base}/events`, {
-      type: 'login',
-      anonymousId: 'visitor-m',
-      email,
-    });
-    expect(identified.status, identified.text).to.equal(201);
-    const owner = await db().oneFirst(sql.type(z.object({ contact_id: z.string() }))`
-      select contact_id from push_subscriptions where workspace_id = ${ws.workspaceId}
+    const anonymous = { endpoint: 'https://127.0.0.1:9/push/bare', expirationTime: null, keys };
+    expect(
+      (await postSubscription(ws.pk, { subscription: anonymous, anonymousId: 'visitor-v' })).status,
+    ).to.equal(201);
+    const vouched = { endpoint: 'https://127.0.0.1:9/push/vouched', expirationTime: null, keys };
+    await subscribeByEmail(ws, uniqueEmail('vouched'), vouched);
+    const rows = await db().any(sql.type(z.object({ endpoint: z.string(), verified: z.boolean() }))`
+      select endpoint, verified from push_subscriptions where workspace_id = ${ws.workspaceId} order by endpoint
     `);
-    expect(owner).to.equal(known.body.id);
+    expect(rows).to.deep.equal([
+      { endpoint: anonymous.endpoint, verified: false },
+      { endpoint: vouched.endpoint, verified: true },
+    ]);
   });
 
   it('accepts only https: endpoints on the known push services unless PUSH_ALLOW_ANY_ENDPOINT', async () => {
