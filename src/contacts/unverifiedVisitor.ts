@@ -10,7 +10,7 @@ import type { Tx } from '../db/pool.ts';
 import { ConflictError } from '../http/errors.ts';
 import { lockAnonymousIdOwner } from './queries.ts';
 
-/** Stand-ins are tried in turn: only an ADMIN's merge or edit makes one identified, so few exist. */
+/** Stand-ins are tried in turn: only the API (a merge, an edit) makes one identified, so few exist. */
 const MAX_STAND_INS = 10;
 
 /**

@@ -1,2 +1,2 @@
 // What other features use of public events: the visitor identity fields of public request bodies.
-export { visitorIdentityFields } from './schemas.ts';
+export { ANONYMOUS_ID_UNUSABLE, visitorIdentityFields } from './schemas.ts';

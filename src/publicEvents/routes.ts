@@ -10,7 +10,7 @@ import { ingestEvents, trackingFields } from '../events/index.ts';
 import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';
 import { type Identity, type PublicCaller, publicRoute, verifyIdentity } from '../publicKeys/index.ts';
-import { visitorIdentityFields } from './schemas.ts';
+import { ANONYMOUS_ID_UNUSABLE, visitorIdentityFields } from './schemas.ts';
 
 const PublicEventBody = z
   .strictObject({
@@ -67,7 +67,10 @@ export const publicEventRoutes = [
     tags: ['Public'],
     body: PublicEventBody,
     responses: { 201: { description: 'Stored, with every side effect', schema: PublicEventAccepted } },
-    errors: { 404: 'The contactId (verified by its identity token) does not exist in the workspace.' },
+    errors: {
+      404: 'The contactId (verified by its identity token) does not exist in the workspace.',
+      409: ANONYMOUS_ID_UNUSABLE,
+    },
     handler: async ({ app, caller, body }) => {
       checkType(caller, body.type);
       const identity = await verifyIdentity(app.db, caller.workspaceId, body);

@@ -20,6 +20,11 @@ const PublicAnonymousId = AnonymousId.refine(
     `Ids starting with ${RESERVED_ANONYMOUS_ID_PREFIXES.join(', ')} are Switchboard's and refused.`,
 });
 
+/** The rare 409 of unverifiedVisitorAnonymousId, documented on every route that takes the fields. */
+export const ANONYMOUS_ID_UNUSABLE =
+  'The anonymousId and each of its stand-ins name identified contacts (only your backend or an ' +
+  'ADMIN can identify a stand-in): give the visitor a new id, or send the identity token.';
+
 export const visitorIdentityFields = {
   anonymousId: PublicAnonymousId.optional(),
   email: text(320).optional().openapi({ description: 'With identityToken: the visitor is this contact.' }),

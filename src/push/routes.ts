@@ -4,6 +4,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { access, defineRoute } from '../http/route.ts';
+import { ANONYMOUS_ID_UNUSABLE } from '../publicEvents/index.ts';
 import { publicRoute } from '../publicKeys/index.ts';
 import { AckBody, PushPublicConfig, SubscribeBody, Subscribed } from './schemas.ts';
 import { acknowledge, pushPublicKey, subscribe } from './service.ts';
@@ -67,7 +68,9 @@ export const pushRoutes = [
     summary: "Store a browser's push subscription on the visitor's contact (publishable key)",
     description:
       'The visitor is anonymous (`anonymousId`) unless the page carries an identity token from your ' +
-      'backend for an email or contact id. Only https: endpoints of the known push services (FCM, ' +
+      'backend for an email or contact id. A bare anonymousId reaches only an anonymous contact (one ' +
+      'whose contact is identified acts as a fresh anonymous visitor) and the browser is stored ' +
+      "unverified: it is never sent a known person's messages. Only https: endpoints of the known push services (FCM, " +
       'Mozilla, Apple, Windows) are accepted. A new subscription stores the event `push.subscribed` ' +
       '(through the ingest pipeline), lifts an earlier push opt-out and emits `push.subscribed`; the ' +
       'same browser posting again for the same visitor only refreshes its keys.',
@@ -77,7 +80,10 @@ export const pushRoutes = [
       201: { description: 'A new subscription (or one moved to this visitor)', schema: Subscribed },
       200: { description: 'Already stored for this visitor; keys refreshed', schema: Subscribed },
     },
-    errors: { 404: `${NO_CHANNEL} Or the contactId (verified by its identity token) does not exist.` },
+    errors: {
+      404: `${NO_CHANNEL} Or the contactId (verified by its identity token) does not exist.`,
+      409: ANONYMOUS_ID_UNUSABLE,
+    },
     handler: async ({ app, caller, body, req }) => {
       const { created } = await subscribe(app, caller.workspaceId, body, req.get('user-agent') ?? null);
       return { status: created ? 201 : 200, body: { subscribed: true as const } };

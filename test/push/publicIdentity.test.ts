@@ -302,4 +302,30 @@ describe('publishable keys cannot take over a person’s web push', function () 
       verified: true,
     });
   });
+
+  it('moves on to the next stand-in when one was identified too, and answers 409 once every one is', async () => {
+    const ws = await pushWorkspace();
+    const pk = await eventsKey(ws);
+    // Only the API can give contacts these ids: here the backend identifies the id and its stand-ins.
+    const ids = ['guess-me', ...Array.from({ length: 10 }, (_, n) => `sb:unverified:${n + 1}:guess-me`)];
+    for (const anonymousId of ids.slice(0, 2)) await knownContact(ws, anonymousId);
+    const posted = await postEvent(pk, { type: 'page_view', anonymousId: 'guess-me' });
+    expect(posted.status, posted.text).to.equal(201);
+    const standInId = await eventContact(ws.workspaceId, posted.body.id);
+    const standIn = await ws.client.get(`${ws.base}/contacts/${standInId}`);
+    expect(standIn.body).to.include({ anonymousId: 'sb:unverified:2:guess-me', email: null });
+
+    const patched = await ws.client.patch(`${ws.base}/contacts/${standInId}`, {
+      email: uniqueEmail('standin'),
+    });
+    expect(patched.status, patched.text).to.equal(200);
+    for (const anonymousId of ids.slice(3)) await knownContact(ws, anonymousId);
+    const browser = push.browser();
+    const refused = await postSubscription(ws.pk, {
+      subscription: browser.subscription,
+      anonymousId: 'guess-me',
+    });
+    expect(expectProblem(refused, 409)).to.include({ type: 'urn:switchboard:problem:anonymous-id-unusable' });
+    expect(await subscriptionOf(ws.workspaceId, browser.subscription.endpoint)).to.equal(null);
+  });
 });
