@@ -69,11 +69,16 @@ export async function findContactByAnonymousId(db: Db, workspaceId: string, anon
 }
 
 /**
- * The contact an anonymousId names (its own, or kept from a merge), locked, and whether it is
- * identified (identifiedContact). The lock holds a merge or an identify of it off until the caller
- * commits, so what the caller decides from `identified` stays true while it acts.
+ * The contact an anonymousId names (its own, or kept from a merge) and whether it is identified
+ * (identifiedContact). With `lock`, the row is locked: a merge or an identify of it waits until the
+ * caller commits, so what the caller decides from `identified` stays true while it acts.
  */
-export async function lockAnonymousIdOwner(db: Db, workspaceId: string, anonymousId: string) {
+export async function findAnonymousIdOwner(
+  db: Db,
+  workspaceId: string,
+  anonymousId: string,
+  options: { lock?: boolean } = {},
+) {
   return db.maybeOne(sql.type(z.object({ id: z.string(), identified: z.boolean() }))`
     select c.id, ${identifiedContact(sql.fragment`c`)} as identified from contacts c
     where c.workspace_id = ${workspaceId} and c.id = coalesce(
@@ -81,7 +86,7 @@ export async function lockAnonymousIdOwner(db: Db, workspaceId: string, anonymou
        where own.workspace_id = ${workspaceId} and own.anonymous_id = ${anonymousId}),
       (select k.contact_id from contact_anonymous_ids k
        where k.workspace_id = ${workspaceId} and k.anonymous_id = ${anonymousId}))
-    for update of c
+    ${options.lock ? sql.fragment`for update of c` : sql.fragment``}
   `);
 }
 

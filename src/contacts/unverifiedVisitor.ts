@@ -8,15 +8,16 @@
 import { unverifiedStandIn } from '../channels/index.ts';
 import type { Tx } from '../db/pool.ts';
 import { ConflictError } from '../http/errors.ts';
-import { lockAnonymousIdOwner } from './queries.ts';
+import { findAnonymousIdOwner } from './queries.ts';
 
 /** Stand-ins are tried in turn: only the API (a merge, an edit) makes one identified, so few exist. */
 const MAX_STAND_INS = 10;
 
 /**
  * The anonymousId a public, unverified visitor acts under: `anonymousId` itself while it names no
- * contact or an anonymous one, else its first stand-in that does. Locks the contact it names until
- * the caller's transaction ends.
+ * contact or an anonymous one, else its first stand-in that does. Locks the anonymous contact it
+ * names until the caller's transaction ends, and only that one: holding an identified contact too
+ * would lock two rows out of id order, which a concurrent merge of the pair could deadlock with.
  */
 export async function unverifiedVisitorAnonymousId(
   tx: Tx,
@@ -25,11 +26,24 @@ export async function unverifiedVisitorAnonymousId(
 ): Promise<string> {
   for (let generation = 0; generation <= MAX_STAND_INS; generation++) {
     const candidate = generation === 0 ? anonymousId : unverifiedStandIn(anonymousId, generation);
-    const owner = await lockAnonymousIdOwner(tx, workspaceId, candidate);
-    if (!owner?.identified) return candidate;
+    if (await isFreeForVisitor(tx, workspaceId, candidate)) return candidate;
   }
   throw new ConflictError(
     'This anonymousId cannot be used without an identity token any more: give the visitor a new one.',
     'anonymous-id-unusable',
   );
+}
+
+/**
+ * No contact has the id, or an anonymous one does (then locked, and checked again under the lock;
+ * a contact merged away while this waited for it is looked up again, in its survivor).
+ */
+async function isFreeForVisitor(tx: Tx, workspaceId: string, anonymousId: string): Promise<boolean> {
+  for (;;) {
+    const owner = await findAnonymousIdOwner(tx, workspaceId, anonymousId);
+    if (!owner) return true;
+    if (owner.identified) return false;
+    const locked = await findAnonymousIdOwner(tx, workspaceId, anonymousId, { lock: true });
+    if (locked) return !locked.identified;
+  }
 }
