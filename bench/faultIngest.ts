@@ -1,7 +1,8 @@
 // The ingest workspace of bench/faults.ts and its checker. Every event of the load is a purchase
 // or a page view of a known contact; the workspace has a scoring rule for each (+10, +1), a
 // campaign triggered by purchases (reentry always, a long wait step), and two segments whose
-// membership follows from the stored rows alone. So for every stored event the checker knows
+// membership follows from the stored rows alone, and an endpoint listening to `event.tracked` (ingest
+// writes outbox rows only for types some endpoint listens to). So for every stored event the checker knows
 // what must exist beside it, and finds it or counts the event half-applied:
 //   - one outgoing `event.tracked` (the outbox) carrying its metadata;
 //   - one score change with its event id;
@@ -10,6 +11,7 @@
 // when it has two purchases or more, and in "hot" exactly when its score is 25 or more.
 import pg from 'pg';
 import type { IngestLoad } from './faultLoad.ts';
+import type { WebhookReceiver } from './faultReceivers.ts';
 import type { Admin } from './faultService.ts';
 
 export type IngestWorkspace = {
@@ -20,8 +22,16 @@ export type IngestWorkspace = {
   hot: string;
 };
 
-export async function setUpIngest(admin: Admin, contacts: number): Promise<IngestWorkspace> {
+/** The receiver path of the ingest workspace's endpoint. */
+export const INGEST_PATH = 'ingest';
+
+export async function setUpIngest(
+  admin: Admin,
+  contacts: number,
+  receiver: WebhookReceiver,
+): Promise<IngestWorkspace> {
   const { workspaceId, apiKey } = await admin.workspace('Ingest under faults');
+  await admin.post('/webhooks', { url: receiver.url(INGEST_PATH), events: ['event.tracked'] });
   const buyers = await admin.post('/segments', {
     name: 'Buyers',
     rules: { event: 'purchase', count: { gte: 2 } },

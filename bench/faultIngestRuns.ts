@@ -2,7 +2,7 @@
 // again at once, as a platform restarts a crashed process), and PostgreSQL restarted (fast
 // shutdown, a few seconds down, start) under the same load. The checker is in faultIngest.ts.
 import { ingestMarked, type Row, sleep, waitFor } from './faultDelivery.ts';
-import { checkIngest, type IngestWorkspace } from './faultIngest.ts';
+import { checkIngest, INGEST_PATH, type IngestWorkspace } from './faultIngest.ts';
 import { IngestLoad } from './faultLoad.ts';
 import type { WebhookReceiver } from './faultReceivers.ts';
 import type { Service } from './faultService.ts';
@@ -24,10 +24,31 @@ async function firstSuccessAfter(load: IngestLoad, since: number, ms: number) {
   return found()?.at ?? null;
 }
 
+/**
+ * Waits (up to two minutes) until the ingest workspace's endpoint has received every stored event of
+ * `run`, so the worker's backlog does not spill into the next scenario; says how many came.
+ */
+async function deliveredToEndpoint(receiver: WebhookReceiver, run: string, stored: number) {
+  const delivered = () =>
+    new Set(
+      [...(receiver.byPath.get(INGEST_PATH)?.values() ?? [])]
+        .filter((receipt) => receipt.run === run)
+        .map((receipt) => receipt.n),
+    ).size;
+  const started = performance.now();
+  await waitFor(() => delivered() >= stored, 120_000);
+  return `${delivered()} of the ${stored} stored events delivered to the listening endpoint (${seconds(performance.now() - started)} after the check)`;
+}
+
 const loadText = (sizes: Sizes) =>
   `${sizes.connections} connections, single events + batches of ${sizes.batch}`;
 
-export async function webKilled(service: Service, workspace: IngestWorkspace, sizes: Sizes): Promise<Row> {
+export async function webKilled(
+  service: Service,
+  workspace: IngestWorkspace,
+  sizes: Sizes,
+  receiver: WebhookReceiver,
+): Promise<Row> {
   const load = startLoad(service, workspace, 'kill-web', sizes);
   await sleep(sizes.warmMs);
   const killedAt = performance.now();
@@ -38,6 +59,7 @@ export async function webKilled(service: Service, workspace: IngestWorkspace, si
   await sleep(sizes.warmMs);
   await load.stop();
   const check = await checkIngest(service.database.url, workspace, 'kill-web', load);
+  const delivered = await deliveredToEndpoint(receiver, 'kill-web', check.stored);
   return {
     scenario: '1 web SIGKILL',
     load: loadText(sizes),
@@ -48,6 +70,7 @@ export async function webKilled(service: Service, workspace: IngestWorkspace, si
     recover: recovered === null ? 'never' : `${seconds(recovered - killedAt)} to a 201`,
     notes: [
       `${check.unanswered.requests} requests unanswered (${check.unanswered.events} events): ${check.unanswered.stored} of those events stored, each request all or nothing; ${check.stored} events stored in all`,
+      delivered,
       ...check.problems,
     ],
   };
@@ -85,6 +108,7 @@ export async function databaseRestarted(
   service: Service,
   workspace: IngestWorkspace,
   sizes: Sizes,
+  receiver: WebhookReceiver,
   probeWorker: () => Promise<number | null>,
 ): Promise<Row> {
   const pids = { web: service.web.pid, worker: service.worker.pid };
@@ -100,8 +124,9 @@ export async function databaseRestarted(
   await sleep(sizes.warmMs);
   await load.stop();
   await health.stop();
-  const workerMs = await probeWorker();
   const check = await checkIngest(service.database.url, workspace, 'restart-db', load);
+  const delivered = await deliveredToEndpoint(receiver, 'restart-db', check.stored);
+  const workerMs = await probeWorker();
   const during = load.outcomes.filter((o) => o.at > stoppedAt && o.status !== 201);
   const errors = during.filter((o) => o.status >= 500 && o.status !== 503).length;
   const improper = during.filter(
@@ -125,6 +150,7 @@ export async function databaseRestarted(
     recover: recovered === null ? 'never' : `${seconds(recovered - startedAt)} after start`,
     notes: [
       `during the outage: ${during.filter((o) => o.status === 503).length} answers 503 (${improper} without problem+json and Retry-After), ${errors} other 5xx, ${unanswered} unanswered; slowest non-201 answer ${seconds(slowest)}`,
+      delivered,
       `health while down: ${healthDown.filter((p) => p.status === 503).length} of ${healthDown.length} probes 503 (slowest ${seconds(Math.max(0, ...healthDown.map((p) => p.ms)))}); web and worker ${sameProcesses ? 'kept running (same pids, pools reconnected)' : 'were restarted or died'}; worker delivered a new webhook ${workerMs === null ? 'never' : `${seconds(workerMs)} after the load`}`,
       ...check.problems,
     ],

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export type Receipt = { count: number; firstAt: number; n: number | undefined };
+export type Receipt = { count: number; firstAt: number; n: number | undefined; run: string | undefined };
 
 export type WebhookReceiver = {
   url: (name: string) => string;
@@ -48,7 +48,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       if (seen) seen.count++;
       else {
         const body = JSON.parse(Buffer.concat(chunks).toString());
-        map.set(id, { count: 1, firstAt: at, n: body.data?.metadata?.n });
+        const metadata = body.data?.metadata;
+        map.set(id, { count: 1, firstAt: at, n: metadata?.n, run: metadata?.run });
       }
     });
   });
@@ -68,12 +69,15 @@ export type SmtpSink = {
   byMessageId: Map<string, number>;
   /** performance.now() of each message received. */
   arrivals: number[];
+  /** Connections that ended in a socket error (a sender killed mid-message resets its connection). */
+  connectionErrors: string[];
   close: () => Promise<void>;
 };
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const byMessageId = new Map<string, number>();
   const arrivals: number[] = [];
+  const connectionErrors: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -92,12 +96,17 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       });
     },
   });
+  // SMTPServer re-emits every connection's socket error on itself: unheard, a worker killed
+  // mid-broadcast (its connection reset, `read ECONNRESET`) would crash the bench. A killed sender
+  // is what scenario 2b does, so the sink notes it and goes on.
+  server.on('error', (error: Error) => connectionErrors.push(error.message));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,
     byMessageId,
     arrivals,
+    connectionErrors,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

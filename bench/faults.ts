@@ -71,7 +71,7 @@ async function runScenarios(dataDir: string): Promise<Row[]> {
     await admin.signUp();
     const probeTarget = await admin.workspace('Worker probe');
     await admin.post('/webhooks', { url: receiver.url('probe'), events: ['event.tracked'] });
-    const ingest = await setUpIngest(admin, SIZES.contacts);
+    const ingest = await setUpIngest(admin, SIZES.contacts, receiver);
     const sizes: Sizes = SIZES.ingest;
     const rows: Row[] = [];
     const run = async (name: string, scenario: () => Promise<Row>) => {
@@ -80,10 +80,10 @@ async function runScenarios(dataDir: string): Promise<Row[]> {
       rows.push(row);
       console.error(`done: ${row.scenario}`);
     };
-    await run('1', () => webKilled(service, ingest, sizes));
+    await run('1', () => webKilled(service, ingest, sizes, receiver));
     if (service.database.restartable)
       await run('3', () =>
-        databaseRestarted(service, ingest, sizes, workerProbe(service, probeTarget, receiver)),
+        databaseRestarted(service, ingest, sizes, receiver, workerProbe(service, probeTarget, receiver)),
       );
     await run('2a', () => workerKilledDuringFanOut(service, admin, receiver, SIZES.messages));
     await run('2b', () => workerKilledDuringBroadcast(service, admin, sink, SIZES.messages));
