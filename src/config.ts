@@ -122,6 +122,8 @@ const environmentSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: durationMs(5_000),
   DATABASE_ACQUIRE_TIMEOUT_MS: durationMs(5_000),
   DATABASE_STATEMENT_TIMEOUT_MS: durationMs(15_000),
+  // Unset: DATABASE_STATEMENT_TIMEOUT_MS + 2 s (parseConfig).
+  DATABASE_QUERY_TIMEOUT_MS: wholeNumber(1, undefined, ' of milliseconds').optional(),
   INGEST_MAX_WAIT_MS: wholeNumber(100, 600_000, ' of milliseconds').default(15_000),
   // Past a few thousand levels, recursive code (and PostgreSQL's jsonb parser) runs out of stack.
   JSON_MAX_DEPTH: wholeNumber(2, 1000).default(32),
@@ -247,8 +249,10 @@ const environmentSchema = z.object({
 
 export type Config = Omit<
   z.infer<typeof environmentSchema>,
-  'ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'
+  'ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'DATABASE_QUERY_TIMEOUT_MS'
 > & {
+  /** Client-side bound on a query of the web and worker pools (db/queryTimeout.ts). */
+  DATABASE_QUERY_TIMEOUT_MS: number;
   /** Whether customer-supplied targets may be private or loopback addresses (never in production). */
   ALLOW_PRIVATE_TARGETS: boolean;
   /** The same value, under the name the webhook code reads. */
@@ -258,6 +262,22 @@ export type Config = Omit<
 };
 
 export class ConfigError extends Error {}
+
+/**
+ * The client-side query bound must exceed the statement timeout: a slow statement is then ended by
+ * PostgreSQL (its connection stays usable), and the client gives up only on a server that no longer
+ * answers. Cut first by the client, a statement would run on in a backend nobody waits for.
+ */
+function queryTimeout(parsed: z.infer<typeof environmentSchema>): number {
+  const statement = parsed.DATABASE_STATEMENT_TIMEOUT_MS;
+  const query = parsed.DATABASE_QUERY_TIMEOUT_MS ?? statement + 2_000;
+  if (query <= statement) {
+    throw new ConfigError(
+      `Invalid configuration:\n  DATABASE_QUERY_TIMEOUT_MS: must be longer than DATABASE_STATEMENT_TIMEOUT_MS (${statement}), so that PostgreSQL ends a slow statement first`,
+    );
+  }
+  return query;
+}
 
 export function parseConfig(environment: NodeJS.ProcessEnv): Config {
   // Empty strings count as unset, as they do in most .env tooling.
@@ -294,6 +314,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
   }
   return {
     ...parsed,
+    DATABASE_QUERY_TIMEOUT_MS: queryTimeout(parsed),
     ALLOW_PRIVATE_TARGETS: allowPrivate,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate,
     trustProxy: parsed.TRUST_PROXY ?? production,

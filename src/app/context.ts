@@ -48,6 +48,9 @@ export async function createContext(
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+    // Web and worker statements all run under the statement timeout, which the query timeout
+    // exceeds; the CLI's (imports) may lift it, so a CLI pool has no client-side bound.
+    queryTimeoutMs: role === 'cli' ? undefined : config.DATABASE_QUERY_TIMEOUT_MS,
   });
   accounts.limitPasswordHashing({
     concurrency: config.PASSWORD_HASH_CONCURRENCY,

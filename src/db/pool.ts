@@ -18,6 +18,7 @@ import {
 import { z } from 'zod';
 import { boundConnectionWait } from './acquireTimeout.ts';
 import { runCallbacksAfterCommit } from './afterCommit.ts';
+import { boundedQueryDriver } from './queryTimeout.ts';
 
 // Hot statements of fixed text (ingest's, the API-key lookup) go through `sql.prepared(name, …)`:
 // each connection parses them once and PostgreSQL settles on a cached plan, where an unnamed
@@ -119,6 +120,13 @@ export type PoolOptions = {
   connectTimeoutMs?: number;
   /** Longest wait for a free pooled connection (DATABASE_ACQUIRE_TIMEOUT_MS). */
   acquireTimeoutMs?: number;
+  /**
+   * Client-side bound on each query (DATABASE_QUERY_TIMEOUT_MS, queryTimeout.ts), for a server
+   * that stopped answering. Only for pools whose statements all run under `statementTimeoutMs`
+   * (web and worker): unset, a query may take as long as it needs (the CLI's imports lift the
+   * statement timeout for their merge; migrations and bench seeding run long by design).
+   */
+  queryTimeoutMs?: number;
 };
 
 export async function createDatabasePool(connectionUri: string, options: PoolOptions = {}) {
@@ -133,6 +141,9 @@ export async function createDatabasePool(connectionUri: string, options: PoolOpt
     idleTimeout: 30_000,
     connectionTimeout: options.connectTimeoutMs ?? 10_000,
     captureStackTrace: false,
+    ...(options.queryTimeoutMs === undefined
+      ? {}
+      : { driverFactory: boundedQueryDriver(options.queryTimeoutMs) }),
     // slonik's default sends DISCARD ALL on every release: one more round-trip per query and per
     // transaction, and it would drop the prepared statements below while pg still believes them
     // parsed. Nothing else here leaves session state behind (no SET, LISTEN or temp tables go

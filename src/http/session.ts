@@ -43,8 +43,9 @@ export function createSessionMiddleware(config: Config, databaseUrl: string, log
     // Bounded like the query pool (config.ts): a stalled database fails the request with 503.
     connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
     statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    // Client-side too, for a server that has stopped answering altogether.
-    query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + 2_000,
+    // Client-side too, for a server that has stopped answering altogether (pg.Pool destroys the
+    // client of a query that failed so, rather than reusing it).
+    query_timeout: config.DATABASE_QUERY_TIMEOUT_MS,
   });
   // An idle client whose server went away (a restart, a failover) emits 'error' on the pool, which
   // would crash the process unheard; the pool drops that client and connects anew when next asked.

@@ -88,6 +88,20 @@ describe('configuration', () => {
     expect(parseConfig({}).DATABASE_STATEMENT_TIMEOUT_MS).to.be.a('number');
   });
 
+  it('bounds a query client-side past the statement timeout, and refuses a bound that would cut first', () => {
+    expect(parseConfig({}).DATABASE_QUERY_TIMEOUT_MS).to.equal(15_000 + 2_000);
+    expect(parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '30000' }).DATABASE_QUERY_TIMEOUT_MS).to.equal(
+      32_000,
+    );
+    expect(parseConfig({ DATABASE_QUERY_TIMEOUT_MS: '20000' }).DATABASE_QUERY_TIMEOUT_MS).to.equal(20_000);
+    expect(failure({ DATABASE_QUERY_TIMEOUT_MS: '15000' })).to.contain(
+      'DATABASE_QUERY_TIMEOUT_MS: must be longer than DATABASE_STATEMENT_TIMEOUT_MS (15000)',
+    );
+    expect(failure({ DATABASE_QUERY_TIMEOUT_MS: 'soon' })).to.contain(
+      'DATABASE_QUERY_TIMEOUT_MS: must be a whole number of milliseconds',
+    );
+  });
+
   it('lists every bad variable at once', () => {
     const message = failure({ PORT: 'x', LOG_LEVEL: 'loud' });
     expect(message)
