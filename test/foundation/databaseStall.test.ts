@@ -92,7 +92,8 @@ describe('a stalled database', function () {
     expect((await timedGet(url, key)).status, 'answers again once the lock is gone').to.equal(200);
   });
 
-  it('a server frozen mid-query (SIGSTOP): the waiting request answers 503 at the query timeout, its connection is dropped, the pool recovers', async () => {
+  it('a server frozen mid-query (SIGSTOP): the waiting request answers 503 at the query timeout, its connection is dropped, the pool recovers', async function () {
+    this.timeout(60_000); // the query timeout, the driver's 5 s close, recovery, on a busy machine
     const { client, workspaceId } = await workspaceWithAdmin();
     const { key } = await keyClient(client, workspaceId, ['contacts:read']);
     const proxy = await databaseProxy();
