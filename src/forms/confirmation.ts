@@ -67,6 +67,8 @@ export async function sendConfirmation(app: AppContext, tx: Tx, form: FormRow, s
     },
     data: { confirm_url: confirmationUrl(app.config, submission.id), form_name: form.name },
     ignoreUnsubscribe: true,
+    // It asks for consent: no pixel, and its link goes straight to us, not through click tracking.
+    untracked: true,
   });
   await enqueueDelivery(app, tx, id);
 }

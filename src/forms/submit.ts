@@ -93,7 +93,7 @@ async function record(app: AppContext, tx: Tx, form: FormRow, values: Submitted)
       await setSubscription(tx, workspaceId, contact.id, {
         channel: 'email',
         status: 'unsubscribed',
-        reason: null,
+        reason: 'unconfirmed',
         messageId: null,
       });
     }

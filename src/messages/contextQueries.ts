@@ -19,6 +19,11 @@ export const DeliveryContext = z.object({
   // Both the workspace's and the campaign's switch must allow a kind of tracking.
   track_opens: z.boolean(),
   track_clicks: z.boolean(),
+  /**
+   * Made by a double opt-in submission and not yet confirmed: the person has consented to nothing,
+   * tracking included, so no mail reaching them before they confirm is tracked.
+   */
+  awaiting_consent: z.boolean(),
   /** The contact's Telegram chat linked last (telegram_chats), if any. */
   telegram_chat_id: z.number().nullable(),
   /** Whether any browser of the contact may be sent to (push_subscriptions: see sendablePushSubscription). */
@@ -58,6 +63,9 @@ export async function findDeliveryContexts(
         as track_opens,
       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
         as track_clicks,
+      exists (select 1 from contact_subscriptions s where s.workspace_id = c.workspace_id
+        and s.contact_id = c.id and s.channel = 'email' and s.status = 'unsubscribed' and s.reason = 'unconfirmed')
+        as awaiting_consent,
       (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
        order by t.linked_at desc limit 1) as telegram_chat_id,
       exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id

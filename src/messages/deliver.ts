@@ -287,7 +287,9 @@ function buildEmail(app: Services, message: MessageRow, context: DeliveryContext
     templateVariables(app, message, context, url),
     cacheKeyOf(message),
   );
-  const switches = { opens: context.track_opens, clicks: context.track_clicks };
+  // Mail that asks for consent, or reaches someone who has not given it yet, is never tracked.
+  const consented = !message.untracked && !context.awaiting_consent;
+  const switches = { opens: consented && context.track_opens, clicks: consented && context.track_clicks };
   const sent = {
     subject,
     html: withPreheader(addTracking(app.config, html, message.id, switches), preheader),

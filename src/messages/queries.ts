@@ -83,6 +83,8 @@ export const MessageRow = z.object({
   data: z.record(z.string(), z.unknown()),
   trigger_event_id: z.string().nullable(),
   ignore_unsubscribe: z.boolean(),
+  /** Never tracked, whatever the switches: it asks for consent (a double opt-in confirmation). */
+  untracked: z.boolean(),
   recipient: z.string().nullable(),
   rendered_at: z.string().nullable(),
   rendered_subject: z.string().nullable(),
@@ -101,7 +103,7 @@ export type MessageRow = z.infer<typeof MessageRow>;
 
 const columns = sql.fragment`
   workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key, status, template, data,
-  trigger_event_id, ignore_unsubscribe, recipient, rendered_at, rendered_subject, provider_id, provider_response, error,
+  trigger_event_id, ignore_unsubscribe, untracked, recipient, rendered_at, rendered_subject, provider_id, provider_response, error,
   attempts, next_attempt_at, rate_slot_at, lease_until, created_at, sent_at, updated_at
 `;
 
@@ -117,16 +119,17 @@ export type NewMessage = {
   data: Record<string, unknown>;
   triggerEventId: string | null;
   ignoreUnsubscribe: boolean;
+  untracked: boolean;
 };
 
 /** Null when the enrollment's step already has its message (the unique key). */
 export async function insertMessage(db: Db, m: NewMessage): Promise<MessageRow | null> {
   return db.maybeOne(sql.type(MessageRow)`
     insert into messages (workspace_id, id, contact_id, channel, campaign_id, enrollment_id, step_key,
-      template, data, trigger_event_id, ignore_unsubscribe)
+      template, data, trigger_event_id, ignore_unsubscribe, untracked)
     values (${m.workspaceId}, ${m.id}, ${m.contactId}, ${m.channel}, ${m.campaignId}, ${m.enrollmentId},
       ${m.stepKey}, ${sql.jsonb(m.template)}, ${sql.jsonb(m.data as never)}, ${m.triggerEventId},
-      ${m.ignoreUnsubscribe})
+      ${m.ignoreUnsubscribe}, ${m.untracked})
     on conflict (workspace_id, enrollment_id, step_key) do nothing
     returning ${columns}
   `);

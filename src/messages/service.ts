@@ -41,6 +41,8 @@ export type CreateMessageInput = {
   data?: Record<string, unknown>;
   triggerEventId?: string | null;
   ignoreUnsubscribe?: boolean;
+  /** Never track it (a message asking for consent). */
+  untracked?: boolean;
 };
 
 /**
@@ -64,6 +66,7 @@ export async function createMessage(
     data: input.data ?? {},
     triggerEventId: input.triggerEventId ?? null,
     ignoreUnsubscribe: input.ignoreUnsubscribe ?? false,
+    untracked: input.untracked ?? false,
   });
   if (row) {
     await insertMessageEvent(tx, row, 'queued');

@@ -13,6 +13,8 @@ export const OPT_OUT_REASONS = [
   'hard_bounce',
   'complaint',
   'soft_bounces',
+  // Made by a double opt-in submission, not yet confirmed: no consent to mail, nor to tracking.
+  'unconfirmed',
 ] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 

@@ -93,7 +93,6 @@ describe('hosted form in headless Chromium', function () {
     expect(await emailState()).to.equal('unsubscribed');
 
     const mail = await eventually(async () => (await sink.received()).find((r) => r.to.includes(email)));
-    // The text part carries the link as written (the HTML's links may go through click tracking).
     const link = new URL(/(\S+\/f\/confirm\/\S+)/.exec(String(mail.mail.text))![1]);
     await page.goto(server().baseUrl + link.pathname);
     expect(await emailState()).to.equal('unsubscribed');
