@@ -213,6 +213,10 @@ const environmentSchema = z.object({
   PUBLIC_RATE_LIMIT_PER_IP: wholeNumber(1).default(120),
   // Hosted form submissions per client address per PUBLIC_RATE_WINDOW_SECONDS.
   FORM_RATE_LIMIT_PER_IP: wholeNumber(1).default(10),
+  // Double opt-in confirmations: one per address and form while pending within this window, and at
+  // most FORM_CONFIRMATIONS_PER_ADDRESS per address across a workspace's forms in it.
+  FORM_CONFIRMATION_WINDOW_HOURS: wholeNumber(1, 720, ' of hours').default(24),
+  FORM_CONFIRMATIONS_PER_ADDRESS: wholeNumber(1, 100).default(3),
   // Provider feedback: the hosts SNS signing certificates and subscription URLs may come from
   // (host[:port] of an https URL; tests point it at a local server), how long those fetches may
   // take, and how many soft bounces in a row suppress an address.

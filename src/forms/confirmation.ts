@@ -3,13 +3,26 @@
 // Opening the link changes nothing (mail scanners prefetch links): the page's button confirms.
 // Confirming subscribes the contact to email, whatever they had chosen before: they proved they
 // own the address and asked for it.
+//
+// Anyone can type anyone's address into a public form, so the confirmations an address gets are
+// limited (consentStep): one per form while it is pending within FORM_CONFIRMATION_WINDOW_HOURS,
+// none while the address has confirmed the form and is still subscribed, and at most
+// FORM_CONFIRMATIONS_PER_ADDRESS across the workspace's forms in the window. The submission is
+// stored and answered the same way whatever the limits decide, so the answer reveals nothing.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Tx } from '../db/pool.ts';
 import type { AppContext } from '../http/context.ts';
 import { sessionSecret } from '../http/session.ts';
-import { createMessage, enqueueDelivery, setSubscription } from '../messages/index.ts';
-import { type FormRow, findSubmissionById, markSubmissionConfirmed, type SubmissionRow } from './queries.ts';
+import { createMessage, enqueueDelivery, isSubscribed, setSubscription } from '../messages/index.ts';
+import {
+  type Confirmation,
+  type FormRow,
+  findConfirmationHistory,
+  findSubmissionById,
+  markSubmissionsConfirmed,
+  type SubmissionRow,
+} from './queries.ts';
 import { publicBase } from './service.ts';
 
 const MAC_BYTES = 16;
@@ -46,6 +59,36 @@ export function confirmationUrl(config: Config, submissionId: string): string {
   return `${publicBase(config)}/f/confirm/${confirmationToken(config, submissionId)}`;
 }
 
+export type ConsentStep = { confirmation: Confirmation; confirmedAt: string | null; send: boolean };
+
+/**
+ * What a double opt-in submission by this contact needs: confirmed at once when the address has
+ * confirmed the form before and is still subscribed; else pending, with a confirmation email only
+ * when the limits allow one. The caller holds the address's lock (lockAddressConfirmations) until
+ * its transaction ends, so concurrent submissions cannot each find none sent and all send one.
+ */
+export async function consentStep(
+  app: AppContext,
+  tx: Tx,
+  form: FormRow,
+  contactId: string,
+): Promise<ConsentStep> {
+  const { config } = app;
+  const history = await findConfirmationHistory(
+    tx,
+    form.workspace_id,
+    form.id,
+    contactId,
+    config.FORM_CONFIRMATION_WINDOW_HOURS,
+  );
+  // Someone who confirmed and then unsubscribed asks again through the form: they get a new link.
+  if (history.confirmed_at && (await isSubscribed(tx, form.workspace_id, contactId, 'email'))) {
+    return { confirmation: 'confirmed', confirmedAt: history.confirmed_at, send: false };
+  }
+  const send = !history.pending_sent && history.sent_to_address < config.FORM_CONFIRMATIONS_PER_ADDRESS;
+  return { confirmation: 'pending', confirmedAt: null, send };
+}
+
 /**
  * The confirmation email, made and enqueued in the submission's transaction as a transactional
  * message (it reaches a contact not yet subscribed, so it ignores the pending opt-out).
@@ -73,12 +116,15 @@ export async function sendConfirmation(app: AppContext, tx: Tx, form: FormRow, s
   await enqueueDelivery(app, tx, id);
 }
 
-/** Confirms a pending submission (idempotent); false when the submission is gone. */
+/**
+ * Confirms a pending submission, and the contact's other pending submissions of the form (the
+ * limits may have sent one link for several); idempotent. False when the submission is gone.
+ */
 export async function confirmSubmission(tx: Tx, submissionId: string): Promise<boolean> {
   const submission = await findSubmissionById(tx, submissionId);
   if (!submission?.contact_id) return false;
   if (submission.confirmation !== 'pending') return true;
-  await markSubmissionConfirmed(tx, submission.workspace_id, submission.id);
+  await markSubmissionsConfirmed(tx, submission.workspace_id, submission.form_id, submission.contact_id);
   await setSubscription(tx, submission.workspace_id, submission.contact_id, {
     channel: 'email',
     status: 'subscribed',

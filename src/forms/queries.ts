@@ -96,6 +96,8 @@ export type SubmissionRow = z.infer<typeof SubmissionRow>;
 
 const submissionColumns = sql.fragment`id, workspace_id, form_id, contact_id, fields, confirmation, confirmed_at, created_at`;
 
+export type Confirmation = SubmissionRow['confirmation'];
+
 export async function insertSubmission(
   db: Db,
   input: {
@@ -104,14 +106,60 @@ export async function insertSubmission(
     formId: string;
     contactId: string;
     fields: Record<string, string | boolean>;
-    confirmation: 'none' | 'pending';
+    confirmation: Confirmation;
+    confirmedAt: string | null;
+    /** Its confirmation email is sent now (the limits count it). */
+    confirmationSent: boolean;
   },
 ): Promise<SubmissionRow> {
   return db.one(sql.type(SubmissionRow)`
-    insert into form_submissions (id, workspace_id, form_id, contact_id, fields, confirmation)
+    insert into form_submissions (id, workspace_id, form_id, contact_id, fields, confirmation, confirmed_at,
+      confirmation_sent_at)
     values (${input.id}, ${input.workspaceId}, ${input.formId}, ${input.contactId},
-            ${sql.jsonb(input.fields as never)}, ${input.confirmation})
+            ${sql.jsonb(input.fields as never)}, ${input.confirmation}, ${input.confirmedAt},
+            ${input.confirmationSent ? sql.fragment`now()` : null})
     returning ${submissionColumns}
+  `);
+}
+
+/**
+ * Serialises the confirmation decisions of one address (a transaction-scoped advisory lock), so
+ * concurrent submissions cannot each find no confirmation sent and all send one.
+ */
+export async function lockAddressConfirmations(db: Db, workspaceId: string, email: string) {
+  await db.query(sql.unsafe`
+    select pg_advisory_xact_lock(hashtextextended(${`form-confirmations:${workspaceId}:${email}`}, 0))
+  `);
+}
+
+const ConfirmationHistory = z.object({
+  /** When the address last confirmed this form; null if it never has. */
+  confirmed_at: z.string().nullable(),
+  /** A confirmation of this form, still pending, was sent within the window. */
+  pending_sent: z.boolean(),
+  /** Confirmation emails sent to the address within the window, across the workspace's forms. */
+  sent_to_address: z.number().int(),
+});
+
+export async function findConfirmationHistory(
+  db: Db,
+  workspaceId: string,
+  formId: string,
+  contactId: string,
+  windowHours: number,
+) {
+  const since = sql.fragment`now() - ${windowHours} * interval '1 hour'`;
+  return db.one(sql.type(ConfirmationHistory)`
+    select
+      (select max(confirmed_at) from form_submissions
+       where workspace_id = ${workspaceId} and contact_id = ${contactId} and form_id = ${formId}
+         and confirmation = 'confirmed') as confirmed_at,
+      exists (select 1 from form_submissions
+       where workspace_id = ${workspaceId} and contact_id = ${contactId} and form_id = ${formId}
+         and confirmation = 'pending' and confirmation_sent_at > ${since}) as pending_sent,
+      (select count(*) from form_submissions
+       where workspace_id = ${workspaceId} and contact_id = ${contactId}
+         and confirmation_sent_at > ${since})::int as sent_to_address
   `);
 }
 
@@ -136,9 +184,16 @@ export async function findSubmissionById(db: Db, id: string): Promise<Submission
   `);
 }
 
-export async function markSubmissionConfirmed(db: Db, workspaceId: string, id: string): Promise<void> {
+/** Confirms every pending submission of the form by the contact: one link answers for them all. */
+export async function markSubmissionsConfirmed(
+  db: Db,
+  workspaceId: string,
+  formId: string,
+  contactId: string,
+): Promise<void> {
   await db.query(sql.typeAlias('void')`
     update form_submissions set confirmation = 'confirmed', confirmed_at = now()
-    where workspace_id = ${workspaceId} and id = ${id} and confirmation = 'pending'
+    where workspace_id = ${workspaceId} and contact_id = ${contactId} and form_id = ${formId}
+      and confirmation = 'pending'
   `);
 }

@@ -92,7 +92,9 @@ ${inputs}
 
 export function thankYouPage(form: FormRow, pending: boolean): string {
   const message = form.success_message ?? 'Thank you: your answer was received.';
-  const confirm = pending ? '<p>We sent you an email: follow its link to confirm your subscription.</p>' : '';
+  const confirm = pending
+    ? '<p>We sent you an email (unless we did recently): follow its link to confirm your subscription.</p>'
+    : '';
   return layout(form.name, `<h1>Thank you</h1><p role="status">${escapeHtml(message)}</p>${confirm}`);
 }
 

@@ -6,7 +6,8 @@
 // Anyone can type any address into a public form, so a submission fills in what a known contact
 // lacks and never overwrites it; and without double opt-in it never resubscribes a contact that
 // opted out. With double opt-in, a contact this submission made stays unsubscribed from email
-// until the link is followed.
+// until the link is followed, and the confirmation email goes out only as far as its limits allow
+// (confirmation.ts): the submission is stored and answered alike either way.
 import { type ContactRow, createContact, findContactByEmail, patchContact } from '../contacts/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
@@ -16,8 +17,8 @@ import type { AppContext } from '../http/context.ts';
 import { ConflictError } from '../http/errors.ts';
 import { setSubscription } from '../messages/index.ts';
 import { emit } from '../outbox/emit.ts';
-import { sendConfirmation } from './confirmation.ts';
-import { type FormRow, insertSubmission, type SubmissionRow } from './queries.ts';
+import { type ConsentStep, consentStep, sendConfirmation } from './confirmation.ts';
+import { type FormRow, insertSubmission, lockAddressConfirmations, type SubmissionRow } from './queries.ts';
 import type { Submitted } from './values.ts';
 
 type ContactValues = {
@@ -72,33 +73,39 @@ async function upsertContact(tx: Tx, workspaceId: string, values: ContactValues)
   }
 }
 
+const NO_CONSENT_ASKED: ConsentStep = { confirmation: 'none', confirmedAt: null, send: false };
+
 async function record(app: AppContext, tx: Tx, form: FormRow, values: Submitted): Promise<SubmissionRow> {
   const workspaceId = form.workspace_id;
-  const { contact, created } = await upsertContact(tx, workspaceId, contactValues(form, values));
+  const mapped = contactValues(form, values);
+  // Before any row lock of the contact's: every path takes this lock first, so none waits in a circle.
+  if (form.double_opt_in) await lockAddressConfirmations(tx, workspaceId, mapped.email);
+  const { contact, created } = await upsertContact(tx, workspaceId, mapped);
+  if (form.double_opt_in && created) {
+    await setSubscription(tx, workspaceId, contact.id, {
+      channel: 'email',
+      status: 'unsubscribed',
+      reason: 'unconfirmed',
+      messageId: null,
+    });
+  }
+  const consent = form.double_opt_in ? await consentStep(app, tx, form, contact.id) : NO_CONSENT_ASKED;
   const submission = await insertSubmission(tx, {
     id: newId('formSubmission'),
     workspaceId,
     formId: form.id,
     contactId: contact.id,
     fields: values,
-    confirmation: form.double_opt_in ? 'pending' : 'none',
+    confirmation: consent.confirmation,
+    confirmedAt: consent.confirmedAt,
+    confirmationSent: consent.send,
   });
   const data = { formId: form.id, submissionId: submission.id, fields: values };
   await ingestEvents(tx, workspaceId, [{ type: 'form.submitted', contactId: contact.id, metadata: data }], {
     source: 'api',
   });
   await emit(tx, { workspaceId, type: 'form.submitted', data });
-  if (form.double_opt_in) {
-    if (created) {
-      await setSubscription(tx, workspaceId, contact.id, {
-        channel: 'email',
-        status: 'unsubscribed',
-        reason: 'unconfirmed',
-        messageId: null,
-      });
-    }
-    await sendConfirmation(app, tx, form, submission);
-  }
+  if (consent.send) await sendConfirmation(app, tx, form, submission);
   return submission;
 }
 
