@@ -15,7 +15,8 @@ import { confirmSubmission, verifyConfirmationToken } from './confirmation.ts';
 import { type FormRow, findFormById } from './queries.ts';
 import { confirmPage, formPage, formPagePolicy, messagePage, thankYouPage } from './render.ts';
 import { acceptSubmission } from './submit.ts';
-import { caughtByHoneypot, checkValues } from './values.ts';
+import { successText } from './successMessage.ts';
+import { caughtByHoneypot, checkValues, type Submitted } from './values.ts';
 
 function ownOrigin(app: AppContext, req: Request): string {
   return app.config.PUBLIC_URL
@@ -51,15 +52,22 @@ async function admit(app: AppContext, req: Request, res: Response, form: FormRow
   );
 }
 
-function succeed(req: Request, res: Response, form: FormRow, submissionId: string, pending: boolean) {
-  const message = form.success_message ?? 'Thank you: your answer was received.';
+function succeed(
+  req: Request,
+  res: Response,
+  form: FormRow,
+  submission: { id: string; values: Submitted },
+  pending: boolean,
+) {
+  const submissionId = submission.id;
+  const message = successText(form, submission.values);
   if (wantsJson(req)) {
     const confirmation = form.double_opt_in ? 'pending' : 'none';
     res.status(201).json({ submissionId, confirmation, message, redirectUrl: form.redirect_url });
     return;
   }
   if (form.redirect_url) return res.redirect(303, form.redirect_url);
-  sendHtml(res, 200, thankYouPage(form, pending), form);
+  sendHtml(res, 200, thankYouPage(form, message, pending), form);
 }
 
 async function submit(app: AppContext, req: Request, res: Response) {
@@ -68,14 +76,16 @@ async function submit(app: AppContext, req: Request, res: Response) {
   await admit(app, req, res, form);
   const body = await parseFormBody(req);
   // A bot is told it succeeded (so it does not adapt), and nothing is stored.
-  if (caughtByHoneypot(body)) return succeed(req, res, form, newId('formSubmission'), form.double_opt_in);
   const { values, errors } = checkValues(form.fields, body);
+  if (caughtByHoneypot(body)) {
+    return succeed(req, res, form, { id: newId('formSubmission'), values }, form.double_opt_in);
+  }
   if (errors.length > 0) {
     if (wantsJson(req)) throw new ValidationError(errors);
     return sendHtml(res, 400, formPage(form, { values: body, errors }), form);
   }
   const submission = await acceptSubmission(app, form, values);
-  succeed(req, res, form, submission.id, form.double_opt_in);
+  succeed(req, res, form, { id: submission.id, values }, form.double_opt_in);
 }
 
 function failed(app: AppContext, req: Request, res: Response, error: unknown) {

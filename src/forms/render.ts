@@ -21,6 +21,8 @@ const EXTRA_STYLE = `<style>
   [aria-invalid="true"] { border-color: #a11; }
 </style>`;
 
+const REQUIRED_MARKER = ' <span aria-hidden="true">*</span>';
+
 /** The page's content security policy: nothing loads from anywhere; the form posts to us. */
 export function formPagePolicy(form: FormRow): string {
   const redirect = form.redirect_url ? ` ${new URL(form.redirect_url).origin}` : '';
@@ -31,6 +33,8 @@ function inputFor(field: FormField, value: string | undefined, error: string | u
   const id = `f-${field.key}`;
   const describedBy = error ? ` aria-describedby="${id}-error" aria-invalid="true"` : '';
   const required = field.required ? ' required aria-required="true"' : '';
+  // Seen by sighted people; screen readers announce `required` from the input itself.
+  const marker = field.required ? REQUIRED_MARKER : '';
   const message = error
     ? `<p class="field-error" id="${id}-error">${escapeHtml(`${field.label} ${error}`)}</p>`
     : '';
@@ -40,12 +44,12 @@ function inputFor(field: FormField, value: string | undefined, error: string | u
   if (field.type === 'checkbox') {
     const checked = value !== undefined && value !== '' ? ' checked' : '';
     return `<div class="check"><input type="checkbox" id="${id}" name="${field.key}" value="on"${checked}${required}${describedBy}>
-<label for="${id}">${escapeHtml(field.label)}</label></div>${message}`;
+<label for="${id}">${escapeHtml(field.label)}${marker}</label></div>${message}`;
   }
   const contactField = field.mapTo && 'contactField' in field.mapTo ? field.mapTo.contactField : undefined;
   const autocomplete = contactField ? ` autocomplete="${AUTOCOMPLETE[contactField]}"` : '';
   const shown = value === undefined ? '' : ` value="${escapeHtml(value)}"`;
-  return `<label for="${id}">${escapeHtml(field.label)}${field.required ? ' <span aria-hidden="true">*</span>' : ''}</label>
+  return `<label for="${id}">${escapeHtml(field.label)}${marker}</label>
 <input type="${field.type}" id="${id}" name="${field.key}"${shown}${autocomplete}${required}${describedBy}>${message}`;
 }
 
@@ -90,8 +94,8 @@ ${inputs}
   );
 }
 
-export function thankYouPage(form: FormRow, pending: boolean): string {
-  const message = form.success_message ?? 'Thank you: your answer was received.';
+/** `message`: the form's success message, rendered (successMessage.ts); escaped here as a whole. */
+export function thankYouPage(form: FormRow, message: string, pending: boolean): string {
   const confirm = pending
     ? '<p>We sent you an email (unless we did recently): follow its link to confirm your subscription.</p>'
     : '';

@@ -2,6 +2,7 @@
 // what follows a submission), and what the API returns.
 import { z } from 'zod';
 import { pageQuery, paginated, requireAChange, Timestamp, WorkspaceParams } from '../http/validation.ts';
+import { parsesAsTemplate } from '../templates/index.ts';
 
 export const FIELD_TYPES = ['email', 'text', 'tel', 'checkbox', 'hidden'] as const;
 export const CONTACT_FIELDS = ['email', 'firstName', 'lastName', 'phone'] as const;
@@ -67,7 +68,20 @@ const fields = z
     }
   });
 
-const successMessage = z.string().trim().min(1).max(1000, 'must be at most 1000 characters');
+const successMessage = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1000, 'must be at most 1000 characters')
+  .superRefine(parsesAsTemplate('text'))
+  .openapi({
+    description:
+      'Shown after a submission (the thank-you page, and `message` in the JSON answer). A Liquid template ' +
+      'that sees only what was submitted: each field by its key (`{{ firstName }}`, or `fields.firstName`), ' +
+      '`contact` as the submission gives it (`{{ contact.firstName | default: "there" }}`) and `form.name`; ' +
+      'never what the contact record already holds. One that does not parse is refused (400).',
+    example: 'Thanks, {{ firstName | default: "friend" }}! You are on the list.',
+  });
 const redirectUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
   .max(2048, 'must be at most 2048 characters');

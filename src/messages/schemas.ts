@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../http/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
-import { validateTemplate } from '../templates/index.ts';
+import { parsesAsTemplate } from '../templates/index.ts';
 import { CHANNELS, type HitRow, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
 import { OPT_OUT_REASONS, SUBSCRIPTION_CHANNELS, type SubscriptionRow } from './subscriptionQueries.ts';
 
@@ -146,19 +146,6 @@ export const ListMessagesQuery = z.object({
 
 export const MessageParams = WorkspaceParams.extend({ messageId: z.string() });
 
-/** A template that does not parse is a 400 naming the field and its line, not a failed message later. */
-function parses(kind: 'html' | 'text') {
-  return (source: string, ctx: z.core.$RefinementCtx<string>) => {
-    const problem = validateTemplate(source, kind);
-    if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `line ${problem.line}, column ${problem.column}: ${problem.message}`,
-      });
-    }
-  };
-}
-
 export const SendMessageBody = z
   .strictObject({
     contactId: z.string().min(1).optional(),
@@ -168,9 +155,9 @@ export const SendMessageBody = z
       .transform((email) => email.trim().toLowerCase())
       .optional(),
     channel: z.literal('email', { error: 'must be "email" (push and Telegram come later)' }),
-    subject: z.string().min(1).max(998).superRefine(parses('text')),
-    html: z.string().min(1).max(500_000).superRefine(parses('html')).optional(),
-    text: z.string().min(1).max(500_000).superRefine(parses('text')).optional(),
+    subject: z.string().min(1).max(998).superRefine(parsesAsTemplate('text')),
+    html: z.string().min(1).max(500_000).superRefine(parsesAsTemplate('html')).optional(),
+    text: z.string().min(1).max(500_000).superRefine(parsesAsTemplate('text')).optional(),
     data: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Template variables.' }),
     ignoreUnsubscribe: z
       .boolean()

@@ -40,6 +40,24 @@ describe('forms API', () => {
     expect(problem.errors[0].path).to.equal('body.fields');
   });
 
+  it('refuses a success message that is not a valid template, naming the field, on create and change', async () => {
+    const { client, base } = await formsWorkspace();
+    for (const successMessage of ['Thanks, {{ first ', 'Hi {% include "secrets" %}', 'Hi {{ x | shout }}']) {
+      const refused = await client.post(`${base}/forms`, { ...NEWSLETTER, successMessage });
+      const problem = expectProblem(refused, 400) as unknown as {
+        errors: { path: string; message: string }[];
+      };
+      expect(problem.errors[0].path, successMessage).to.equal('body.successMessage');
+      expect(problem.errors[0].message, successMessage).to.match(/^line 1, column \d+: /);
+    }
+    const form = await makeForm(client, base);
+    const changed = await client.patch(`${base}/forms/${form.id}`, { successMessage: '{% if %}' });
+    expectProblem(changed, 400);
+    expect((await client.get(`${base}/forms/${form.id}`)).body.successMessage).to.equal(
+      NEWSLETTER.successMessage,
+    );
+  });
+
   it("hides another workspace's form", async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
@@ -86,6 +104,64 @@ describe('form submissions', () => {
     expect(await outgoing(workspaceId, 'form.submitted')).to.deep.equal([
       { formId: form.id, submissionId: submission.id, fields: submission.fields },
     ]);
+  });
+
+  it('renders the success message with what was submitted, escaped on the page and plain in JSON', async () => {
+    const { client, base } = await formsWorkspace();
+    const fields = [
+      ...NEWSLETTER.fields.filter((field) => field.key !== 'firstName'),
+      { key: 'first', label: 'First name', type: 'text', mapTo: { contactField: 'firstName' } },
+    ];
+    const form = await makeForm(client, base, { fields, successMessage: 'Thanks, {{ first }}!' });
+    const page = await submitForm(
+      form.id,
+      'email=t1%40example.com&consent=on&first=%3Cb%3EAnn%3C%2Fb%3E',
+      URLENCODED,
+    );
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.include('<p role="status">Thanks, &#60;b&#62;Ann&#60;/b&#62;!</p>');
+    const json = await submitForm(
+      form.id,
+      JSON.stringify({ email: 't2@example.com', consent: true, first: 'Bo' }),
+      {
+        'content-type': 'application/json',
+      },
+    );
+    expect((await json.json()).message).to.equal('Thanks, Bo!');
+  });
+
+  it('never shows what a known contact holds in the success message, only what was typed', async () => {
+    const { client, base } = await formsWorkspace();
+    const form = await makeForm(client, base, {
+      successMessage:
+        'Hello {{ contact.firstName | default: "friend" }} of {{ company | default: "nowhere" }}',
+    });
+    const known = { email: 'known@example.com', firstName: 'Secret', company: 'Hidden Co', consent: true };
+    const json = { 'content-type': 'application/json' };
+    expect((await (await submitForm(form.id, JSON.stringify(known), json)).json()).message).to.equal(
+      'Hello Secret of Hidden Co',
+    );
+    const stranger = await submitForm(
+      form.id,
+      JSON.stringify({ email: 'known@example.com', consent: true }),
+      json,
+    );
+    expect((await stranger.json()).message).to.equal('Hello friend of nowhere');
+  });
+
+  it('marks every required input on the hosted page, a checkbox too', async () => {
+    const { client, base } = await formsWorkspace();
+    const fields = [
+      ...NEWSLETTER.fields,
+      { key: 'terms', label: 'I accept the terms', type: 'checkbox', required: false },
+    ];
+    const form = await makeForm(client, base, { fields });
+    const html = await (await fetch(`${server().baseUrl}/f/${form.id}`)).text();
+    expect(html).to.include(
+      '<label for="f-consent">I agree to receive the newsletter <span aria-hidden="true">*</span></label>',
+    );
+    expect(html).to.include('<label for="f-terms">I accept the terms</label>');
+    expect(html).to.include('<label for="f-email">Email <span aria-hidden="true">*</span></label>');
   });
 
   it('fills in what a known contact lacks and never overwrites it', async () => {

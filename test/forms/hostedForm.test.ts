@@ -30,7 +30,7 @@ describe('hosted form in headless Chromium', function () {
       'Email *',
       'First name',
       'Company',
-      'I agree to receive the newsletter',
+      'I agree to receive the newsletter *',
       'Leave this field empty',
     ]);
     await page.type('#f-email', 'Hopper@Example.com');
