@@ -3,10 +3,13 @@
 // the enrollments that drew them. Three aggregate statements, whatever the campaign's size.
 // Engagement counts people: a message opened or clicked by a person counts once however often it
 // was (unique human opens and clicks, settled by the worker); machine hits (scanners, proxies,
-// prefetches) are counted beside them, never in them. Click-through rate is unique human clicks
+// prefetches) are counted beside them, never in them, and privacy-proxy opens (Apple Mail Privacy
+// Protection, Gmail's and Yahoo's image proxies) apart from both: a proxy loads every pixel whether
+// or not anyone reads the mail, yet a person may have. Click-through rate is unique human clicks
 // over messages sent.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { PROXY_REASON } from '../messages/index.ts';
 import { allSteps, type Step } from './flow.ts';
 import { requireCampaign } from './service.ts';
 
@@ -21,6 +24,7 @@ const MESSAGE_COUNTS = [
   'uniqueClicks',
   'machineOpens',
   'machineClicks',
+  'proxyOpens',
 ] as const;
 type MessageCounts = Record<(typeof MESSAGE_COUNTS)[number], number>;
 
@@ -44,6 +48,7 @@ const StepCounts = z.object({
   uniqueClicks: z.number(),
   machineOpens: z.number(),
   machineClicks: z.number(),
+  proxyOpens: z.number(),
 });
 
 const PathCount = z.object({ step_key: z.string(), path: z.number(), enrolled: z.number() });
@@ -63,10 +68,14 @@ const humanHit = (kind: 'open' | 'click') => sql.fragment`
   select 1 from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
     and h.kind = ${kind} and h.human and h.classified_at is not null`;
 
-/** Hits the request already showed to be a machine's count at once; the worker only adds reasons. */
-const machineHits = (kinds: ReturnType<typeof sql.fragment>) => sql.fragment`
+/**
+ * Hits the request already showed to be a machine's or a proxy's count at once; the worker only
+ * adds reasons. A proxy hit is one with the proxy reason (messages' hitClass), whatever else.
+ */
+const otherHits = (kinds: ReturnType<typeof sql.fragment>, proxy: boolean) => sql.fragment`
   select count(*) from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
-    and h.kind in (${kinds}) and not h.human`;
+    and h.kind in (${kinds}) and not h.human
+    and (${PROXY_REASON} = any(h.reasons)) = ${proxy}`;
 
 /** Per step key; `sending` counts as queued (not yet answered). */
 async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
@@ -81,8 +90,9 @@ async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
         where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes,
       count(*) filter (where exists (${humanHit('open')}))::int as "uniqueOpens",
       count(*) filter (where exists (${humanHit('click')}))::int as "uniqueClicks",
-      coalesce(sum((${machineHits(sql.fragment`'open'`)})), 0)::int as "machineOpens",
-      coalesce(sum((${machineHits(sql.fragment`'click', 'honeypot'`)})), 0)::int as "machineClicks"
+      coalesce(sum((${otherHits(sql.fragment`'open'`, false)})), 0)::int as "machineOpens",
+      coalesce(sum((${otherHits(sql.fragment`'click', 'honeypot'`, false)})), 0)::int as "machineClicks",
+      coalesce(sum((${otherHits(sql.fragment`'open'`, true)})), 0)::int as "proxyOpens"
     from messages m where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId}
     group by m.step_key
   `);

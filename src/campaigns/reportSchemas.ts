@@ -28,11 +28,21 @@ const MessageCounts = z
       .min(0)
       .openapi({ description: 'uniqueClicks / sent, to 4 decimals (0 when nothing was sent).' }),
     machineOpens: z.number().int().openapi({
-      description: 'Pixel loads by machines: privacy proxies, scanners, prefetches, HEAD requests.',
+      description:
+        'Pixel loads by machines: scanners, bots, prefetches, HEAD requests (privacy proxies apart).',
     }),
     machineClicks: z.number().int().openapi({
-      description: 'Link hits by machines: security gateways, bots, the honeypot, all-links sweeps.',
+      description:
+        'Link hits by machines: security gateways, link checkers (Office, Outlook), bots, the honeypot, all-links sweeps.',
     }),
+    proxyOpens: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Pixel loads by privacy proxies (Apple Mail Privacy Protection, Gmail, Yahoo): neither a person nor a ' +
+          'scanner, as the proxy loads every pixel whether or not the mail is read; counted in neither uniqueOpens nor machineOpens.',
+      }),
   })
   .openapi('CampaignMessageCounts');
 

@@ -18,10 +18,14 @@ export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,
   type Channel,
+  HIT_CLASSES,
+  type HitClass,
+  hitClass,
   insertMessageEvent,
   MESSAGE_STATUSES,
   type MessageStatus,
   type MessageTemplate,
+  PROXY_REASON,
 } from './queries.ts';
 export { TrackingSwitches } from './schemas.ts';
 export {

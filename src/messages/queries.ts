@@ -421,6 +421,20 @@ export async function pruneMessageIdempotencyKeys(db: Db): Promise<number> {
   return result.rowCount;
 }
 
+export const HIT_CLASSES = ['human', 'proxy', 'machine'] as const;
+export type HitClass = (typeof HIT_CLASSES)[number];
+/**
+ * The reason that makes a hit a privacy proxy's (Apple Mail Privacy Protection, Gmail's and Yahoo's
+ * image proxies): neither a person (it loads every pixel, read or not) nor a scanner (a person may
+ * well have read the mail behind it), so counted apart. The tracking feature decides the reasons.
+ */
+export const PROXY_REASON = 'mail_proxy';
+
+export function hitClass(hit: { human: boolean; reasons: readonly string[] }): HitClass {
+  if (hit.human) return 'human';
+  return hit.reasons.includes(PROXY_REASON) ? 'proxy' : 'machine';
+}
+
 export const HitRow = z.object({
   id: z.string(),
   kind: z.enum(['open', 'click', 'honeypot']),

@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { ValidationError } from '../http/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { parsesAsTemplate } from '../templates/index.ts';
-import { CHANNELS, type HitRow, MESSAGE_STATUSES, type MessageRow } from './queries.ts';
+import {
+  CHANNELS,
+  HIT_CLASSES,
+  type HitRow,
+  hitClass,
+  MESSAGE_STATUSES,
+  type MessageRow,
+} from './queries.ts';
 import { OPT_OUT_REASONS, SUBSCRIPTION_CHANNELS, type SubscriptionRow } from './subscriptionQueries.ts';
 
 const nullableId = z.string().nullable();
@@ -75,10 +82,16 @@ export const TrackingHit = z
     kind: z.enum(['open', 'click', 'honeypot']),
     url: z.string().nullable().openapi({ description: 'The link clicked.' }),
     human: z.boolean(),
+    class: z.enum(HIT_CLASSES).openapi({
+      description:
+        'human: a person; proxy: a privacy proxy loaded the pixel (Apple Mail Privacy Protection, Gmail, ' +
+        'Yahoo), neither a person nor a scanner; machine: anything else (scanners, link checkers, bots).',
+    }),
     reasons: z.array(z.string()).openapi({
       description:
-        "Why the hit is counted as a machine's (empty for a person): head_request, prefetch, " +
-        'no_user_agent, bot_user_agent, mail_proxy, security_gateway, too_soon, many_links_at_once, honeypot.',
+        "Why the hit is not counted as a person's (empty for a person): head_request, prefetch, " +
+        'no_user_agent, bot_user_agent, mail_proxy, security_gateway, link_checker, too_soon, ' +
+        'many_links_at_once, honeypot.',
     }),
     method: z.string(),
     userAgent: z.string().nullable(),
@@ -238,6 +251,7 @@ export function toHit(row: z.infer<typeof HitRow>) {
     kind: row.kind,
     url: row.url,
     human: row.human,
+    class: hitClass(row),
     reasons: row.reasons,
     method: row.method,
     userAgent: row.user_agent,

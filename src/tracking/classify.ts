@@ -4,7 +4,8 @@
 // Two passes. The request alone (requestReasons, in the web process): the method, prefetch
 // headers and the user agent. The hits around it (windowReasons, in the worker once the window has
 // passed): how soon after the send, other links of the message hit within a second, the honeypot.
-// A hit is human when neither pass found a reason.
+// A hit is human when neither pass found a reason. Its class (messages' hitClass) is human, proxy
+// (a privacy proxy loaded the pixel: `mail_proxy`) or machine (any other reason).
 import { isbot } from 'isbot';
 
 export const MACHINE_REASONS = [
@@ -14,6 +15,7 @@ export const MACHINE_REASONS = [
   'bot_user_agent',
   'mail_proxy',
   'security_gateway',
+  'link_checker',
   'too_soon',
   'many_links_at_once',
   'honeypot',
@@ -24,9 +26,24 @@ export type HitKind = 'open' | 'click' | 'honeypot';
 
 /**
  * Image proxies that fetch every pixel whatever the person does: Apple Mail Privacy Protection
- * (a bare "Mozilla/5.0"), Gmail's image proxy, Yahoo's. isbot knows some of them; listed anyway.
+ * (a bare "Mozilla/5.0", or Mail's WebKit agent with nothing after "(KHTML, like Gecko)": Safari
+ * and every browser on it append "Version/… Safari/…"), Gmail's image proxy, Yahoo's. isbot
+ * knows some of them; listed anyway.
  */
-const MAIL_PROXIES = /^Mozilla\/5\.0$|GoogleImageProxy|ggpht\.com|YahooMailProxy|Yahoo! Slurp/i;
+const MAIL_PROXIES =
+  /^Mozilla\/5\.0$|^Mozilla\/5\.0 \(Macintosh; Intel Mac OS X [\d_]+\) AppleWebKit\/[\d.]+ \(KHTML, like Gecko\)$|GoogleImageProxy|ggpht\.com|YahooMailProxy|Yahoo! Slurp/i;
+
+/**
+ * Office applications that request a link themselves before (or instead of) the browser opening it:
+ * Word's and Outlook's link check ("ms-office; MSOffice 16", "Microsoft Office Existence
+ * Discovery"), Outlook's previews ("Microsoft Office/16.0 … Microsoft Outlook"). A person's click
+ * arrives from their browser, so on a link these are machines; on the pixel they are Outlook
+ * showing the mail a person opened, and count as that person.
+ */
+const OFFICE_APPS = /ms-office|MSOffice|Microsoft Office|Microsoft Outlook/i;
+
+/** Scripting runtimes isbot does not list: no person browses with them. */
+const SCRIPTED_CLIENTS = /PowerShell|WinHttp|Microsoft-CryptoAPI|Microsoft BITS/i;
 
 /**
  * Security gateways that open every link of incoming mail to scan it; isbot misses them (they
@@ -47,7 +64,8 @@ function agentReasons(kind: HitKind, userAgent: string | undefined): MachineReas
   if (agent === '') return ['no_user_agent'];
   if (SECURITY_GATEWAYS.test(agent)) return ['security_gateway'];
   if (kind === 'open' && MAIL_PROXIES.test(agent)) return ['mail_proxy'];
-  return isbot(agent) ? ['bot_user_agent'] : [];
+  if (kind !== 'open' && OFFICE_APPS.test(agent)) return ['link_checker'];
+  return isbot(agent) || SCRIPTED_CLIENTS.test(agent) ? ['bot_user_agent'] : [];
 }
 
 /**

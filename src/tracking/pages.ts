@@ -6,7 +6,9 @@
 //                     exactly as written. A tampered, unsigned or non-web token is a 400 page and
 //                     never a redirect (no open redirect). The honeypot's token answers an empty page.
 // Express answers HEAD with these handlers: the hit is stored with the method, and classify.ts
-// counts it as a machine's. Every hit is stored, human or not; the worker does the rest.
+// counts it as a machine's. Every hit is stored, human or not, up to its token's bound
+// (MAX_HITS_PER_TOKEN an hour); beyond it the image and the redirect are answered the same, and
+// the hit is not stored. A 429 would break the link for a person. The worker does the rest.
 import type { Express, Request, Response } from 'express';
 import type { AppContext } from '../http/context.ts';
 import { layout } from '../http/html.ts';

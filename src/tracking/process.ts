@@ -2,11 +2,15 @@
 // has arrived (SETTLE_MS), then human ones take effect. Per workspace, in one transaction per page:
 //   1. lock a page of settled, unclassified hits (skip locked: two workers never share a hit);
 //   2. add the window's reasons (too soon after the send, several links at once, the honeypot);
-//   3. ingest message.open / message.click for each human hit through the events pipeline, so
+//   3. keep the human hits that count: a message's first human open, and its first human click on
+//      each URL. Later ones stay in the record as human hits and take no effect, so a forwarded
+//      mail or a script holding a token cannot inflate events, scores, triggers or webhooks;
+//   4. ingest message.open / message.click for each counted hit through the events pipeline, so
 //      segments, campaign triggers, goals and scoring react as to any event;
-//   4. emit message.opened for a message's first human open only, message.clicked for each human
-//      click, and add them to the message's timeline;
-//   5. mark the hits classified.
+//   5. emit message.opened / message.clicked for each counted hit, and add them to the message's
+//      timeline;
+//   6. mark the hits classified.
+// "First" is decided against the hits classified before (the job runs one at a time: stately).
 // A page is all or nothing, so a crash leaves its hits unclassified for the next run: nothing is
 // ingested twice and nothing is lost.
 
@@ -19,8 +23,8 @@ import { type HitKind, type MachineReason, SETTLE_MS, type WindowHit, windowReas
 import {
   claimSettledHits,
   hitsAround,
+  humanHitsBefore,
   markClassified,
-  messagesOpenedByPeople,
   type PendingHit,
   workspacesWithSettledHits,
 } from './queries.ts';
@@ -70,30 +74,34 @@ function eventMetadata(hit: Classified) {
   };
 }
 
-/** The webhooks of a page: the first human open of each message, and every human click. */
-async function announce(tx: Tx, workspaceId: string, human: Classified[]) {
-  const opened = new Set(
-    await messagesOpenedByPeople(
-      tx,
-      workspaceId,
-      human.filter((hit) => hit.kind === 'open').map((hit) => hit.message_id),
-    ),
-  );
+/**
+ * The human hits that take effect: each message's first human open, and its first human click on
+ * each URL, counting the hits classified before this page.
+ */
+async function counted(tx: Tx, workspaceId: string, human: readonly Classified[]) {
+  const messageIds = [...new Set(human.map((hit) => hit.message_id))];
+  const before = await humanHitsBefore(tx, workspaceId, messageIds);
+  const seen = new Set(before.map((hit) => `${hit.message_id} ${hit.kind} ${hit.url ?? ''}`));
+  return human.filter((hit) => {
+    const key = `${hit.message_id} ${hit.kind} ${hit.url ?? ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The webhooks and timeline entries of a page's counted hits. */
+async function announce(tx: Tx, workspaceId: string, hits: readonly Classified[]) {
   const events: OutgoingEvent[] = [];
-  for (const hit of human) {
+  for (const hit of hits) {
     const ids = { messageId: hit.message_id, contactId: hit.contact_id, channel: hit.channel };
-    if (hit.kind === 'open' && !opened.has(hit.message_id)) {
-      opened.add(hit.message_id);
+    const message = { workspace_id: workspaceId, id: hit.message_id };
+    if (hit.kind === 'open') {
       events.push({ workspaceId, type: 'message.opened', data: ids });
-      await insertMessageEvent(tx, { workspace_id: workspaceId, id: hit.message_id }, 'opened', {
-        hitId: hit.id,
-      });
-    } else if (hit.kind === 'click') {
+      await insertMessageEvent(tx, message, 'opened', { hitId: hit.id });
+    } else {
       events.push({ workspaceId, type: 'message.clicked', data: { ...ids, url: hit.url } });
-      await insertMessageEvent(tx, { workspace_id: workspaceId, id: hit.message_id }, 'clicked', {
-        hitId: hit.id,
-        url: hit.url,
-      });
+      await insertMessageEvent(tx, message, 'clicked', { hitId: hit.id, url: hit.url });
     }
   }
   await emitMany(tx, events);
@@ -107,15 +115,16 @@ async function processPage(app: AppContext, workspaceId: string): Promise<number
     const classified = await classifyPage(tx, app, workspaceId, hits);
     // Honeypot hits are only evidence against the clicks beside them: never events.
     const human = classified.filter((hit) => hit.human && hit.kind !== 'honeypot');
-    if (human.length > 0) {
-      const items = human.map((hit) => ({
+    const effective = human.length > 0 ? await counted(tx, workspaceId, human) : [];
+    if (effective.length > 0) {
+      const items = effective.map((hit) => ({
         type: hit.kind === 'open' ? 'message.open' : 'message.click',
         contactId: hit.contact_id,
         metadata: eventMetadata(hit),
         timestamp: hit.occurred_at,
       }));
       await ingestEvents(tx, workspaceId, items, { source: 'system' });
-      await announce(tx, workspaceId, human);
+      await announce(tx, workspaceId, effective);
     }
     await markClassified(
       tx,

@@ -16,8 +16,19 @@ export type NewHit = {
 };
 
 /**
- * Stores a group of hits in one statement. A hit on a message that no longer exists (erased with
- * its contact) has no workspace and nothing to count: it is left out.
+ * At most this many hits of one token (a message's pixel, honeypot, or link to one URL) are
+ * recorded per TOKEN_WINDOW; later ones still get their image or redirect, and are not stored.
+ * A person clicks a link a few times at most; past this only a script, or a forwarded mail
+ * passed around, is hitting it, and storing every hit would let anyone fill the table.
+ */
+export const MAX_HITS_PER_TOKEN = 20;
+const TOKEN_WINDOW = sql.fragment`interval '1 hour'`;
+
+/**
+ * Stores a group of hits in one statement, each within its token's bound (counted over the hits
+ * stored before and those ahead of it in the group; concurrent groups may each take the last
+ * places, so the bound may be passed by a few). A hit on a message that no longer exists (erased
+ * with its contact) has no workspace and nothing to count: it is left out.
  */
 export async function insertHits(db: Db, hits: readonly NewHit[]): Promise<void> {
   const rows = hits.map((hit) => ({
@@ -33,9 +44,18 @@ export async function insertHits(db: Db, hits: readonly NewHit[]): Promise<void>
   await db.query(sql.typeAlias('void')`
     insert into message_hits (workspace_id, message_id, kind, url, method, user_agent, human, reasons, occurred_at)
     select m.workspace_id, h.message_id, h.kind, h.url, h.method, h.user_agent, h.human, h.reasons, h.occurred_at
-    from jsonb_to_recordset(${jsonbRows(rows)}) as h(message_id text, kind text, url text, method text,
-      user_agent text, human boolean, reasons text[], occurred_at timestamptz)
+    from (
+      select r.*, row_number() over (partition by r.message_id, r.kind, r.url order by r.occurred_at) as nth
+      from jsonb_to_recordset(${jsonbRows(rows)}) as r(message_id text, kind text, url text, method text,
+        user_agent text, human boolean, reasons text[], occurred_at timestamptz)
+    ) h
     join messages m on m.id = h.message_id
+    where h.nth + (
+      select count(*) from message_hits x
+      where x.workspace_id = m.workspace_id and x.message_id = h.message_id
+        and x.occurred_at > h.occurred_at - ${TOKEN_WINDOW}
+        and x.kind = h.kind and x.url is not distinct from h.url
+    ) <= ${MAX_HITS_PER_TOKEN}
   `);
 }
 
@@ -100,12 +120,15 @@ export async function hitsAround(
   `);
 }
 
-/** The messages of these that already have a human open (their message.opened was sent). */
-export async function messagesOpenedByPeople(db: Db, workspaceId: string, messageIds: string[]) {
-  return db.anyFirst(sql.type(z.object({ message_id: z.string() }))`
-    select distinct message_id from message_hits
+/**
+ * The (message, kind, URL) of every human open and click these messages had before: the ones that
+ * took effect. Read only while no other run classifies (the job is stately).
+ */
+export async function humanHitsBefore(db: Db, workspaceId: string, messageIds: string[]) {
+  return db.any(sql.type(z.object({ message_id: z.string(), kind: z.string(), url: z.string().nullable() }))`
+    select distinct message_id, kind, url from message_hits
     where workspace_id = ${workspaceId} and message_id = any(${sql.array(messageIds, 'text')})
-      and kind = 'open' and human and classified_at is not null
+      and kind in ('open', 'click') and human and classified_at is not null
   `);
 }
 

@@ -64,6 +64,7 @@ describe('campaigns: report and preview', () => {
       clickThroughRate: 0,
       machineOpens: 0,
       machineClicks: 0,
+      proxyOpens: 0,
     });
     const keys = report.steps.map((step: { stepKey: string }) => step.stepKey);
     expect(keys).to.deep.equal(['0', '0.paths.0.0', '0.paths.1.0', '1']);
