@@ -5,7 +5,6 @@ export { type CompiledTemplate, compileTemplate, TEMPLATE_CACHE_ENTRIES } from '
 export { MEMORY_LIMIT, PARSE_LIMIT, RENDER_LIMIT_MS, type TemplateKind } from './engine.ts';
 export { TemplateError, type TemplateField } from './errors.ts';
 export { withPreheader } from './preheader.ts';
-
 export { parsesAsTemplate } from './refinement.ts';
 export {
   type EmailTemplate,
