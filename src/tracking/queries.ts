@@ -25,12 +25,14 @@ export const MAX_HITS_PER_TOKEN = 20;
 const TOKEN_WINDOW = sql.fragment`interval '1 hour'`;
 
 /**
- * Stores a group of hits in one statement, each within its token's bound (counted over the hits
- * stored before and those ahead of it in the group; concurrent groups may each take the last
- * places, so the bound may be passed by a few). A hit on a message that no longer exists (erased
- * with its contact) has no workspace and nothing to count: it is left out.
+ * Stores a group of hits, each within its token's bound (counted over the hits stored before and
+ * those ahead of it in the group). Groups written at once (another writer, another process) would
+ * each count without the other's hits and could both take the last places, so a group first takes
+ * a lock per message, in one order, and counts in a statement of its own after it. A hit on a
+ * message that no longer exists (erased with its contact) has no workspace and nothing to count:
+ * it is left out.
  */
-export async function insertHits(db: Db, hits: readonly NewHit[]): Promise<void> {
+export async function insertHits(pool: Db, hits: readonly NewHit[]): Promise<void> {
   const rows = hits.map((hit) => ({
     message_id: hit.messageId,
     kind: hit.kind,
@@ -41,6 +43,17 @@ export async function insertHits(db: Db, hits: readonly NewHit[]): Promise<void>
     reasons: hit.reasons,
     occurred_at: hit.occurredAt,
   }));
+  const messageIds = [...new Set(hits.map((hit) => hit.messageId))].sort();
+  await pool.transaction(async (db) => {
+    await db.query(sql.unsafe`
+      select pg_advisory_xact_lock(hashtextextended('message-hits:' || id, 0))
+      from unnest(${sql.array(messageIds, 'text')}) as id order by id
+    `);
+    await insertWithinBound(db, rows);
+  });
+}
+
+async function insertWithinBound(db: Db, rows: object[]): Promise<void> {
   await db.query(sql.typeAlias('void')`
     insert into message_hits (workspace_id, message_id, kind, url, method, user_agent, human, reasons, occurred_at)
     select m.workspace_id, h.message_id, h.kind, h.url, h.method, h.user_agent, h.human, h.reasons, h.occurred_at
