@@ -144,6 +144,8 @@ const environmentSchema = z.object({
   PASSWORD_HASH_QUEUE: wholeNumber(0, 100_000).default(64),
   INVITATION_EXPIRY_DAYS: wholeNumber(1, 365).default(14),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Unset: readable lines on a terminal, JSON (one object a line) anywhere else.
+  LOG_FORMAT: oneOf(['json', 'pretty']).optional(),
   TRUST_PROXY: booleanFlag.optional(),
   PUBLIC_URL: z
     .url({
@@ -253,10 +255,12 @@ const environmentSchema = z.object({
 
 export type Config = Omit<
   z.infer<typeof environmentSchema>,
-  'ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'DATABASE_QUERY_TIMEOUT_MS'
+  'ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'DATABASE_QUERY_TIMEOUT_MS' | 'LOG_FORMAT'
 > & {
   /** Client-side bound on a query of the web and worker pools (db/queryTimeout.ts). */
   DATABASE_QUERY_TIMEOUT_MS: number;
+  /** How the log is written: readable lines for a person at a terminal, JSON for machines. */
+  LOG_FORMAT: 'json' | 'pretty';
   /** Whether customer-supplied targets may be private or loopback addresses (never in production). */
   ALLOW_PRIVATE_TARGETS: boolean;
   /** The same value, under the name the webhook code reads. */
@@ -321,6 +325,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
     DATABASE_QUERY_TIMEOUT_MS: queryTimeout(parsed),
     ALLOW_PRIVATE_TARGETS: allowPrivate,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate,
+    LOG_FORMAT: parsed.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: parsed.TRUST_PROXY ?? production,
     webhookAllowHttp: parsed.WEBHOOK_ALLOW_HTTP ?? !production,
   };

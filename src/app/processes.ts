@@ -3,85 +3,99 @@
 // DATABASE_URL or an embedded PostgreSQL under DATA_DIR, migrations, then web and worker together).
 import { type Config, configOrExit } from '../config.ts';
 import { resolveDatabase } from '../db/resolve.ts';
-import { createLogger, type Logger } from '../log.ts';
+import { createLogger, type Logger, StartupError } from '../log.ts';
+import { startBanner } from './banner.ts';
 import { closeContext, createContext, migrateAll } from './context.ts';
 import { onShutdown } from './lifecycle.ts';
 import { startWeb } from './web.ts';
 import { startWorker } from './worker.ts';
 
-type Running = { stop: () => Promise<void>; announce: (log: Logger) => void };
+/** Each part a start-up started registers how to stop it; they stop newest first. */
+type Started = { add: (stop: () => Promise<void>) => void };
+
+type Start = (config: Config, log: Logger, databaseUrl: string, started: Started) => Promise<Announce>;
+type Announce = (log: Logger) => void;
+
+/** One readable line for a failure that explains itself; the stack for anything unforeseen. */
+function logStartupFailure(log: Logger, error: unknown): void {
+  if (error instanceof StartupError) log.fatal(error.message);
+  else
+    log.fatal({ err: error }, `start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+}
 
 /**
- * Resolves the database, starts what `start` starts, stops it (then the database) on SIGTERM or
- * SIGINT, and announces it; a start-up failure is logged and exits with 1.
+ * Resolves the database, starts what `start` starts, and announces it. On SIGTERM or SIGINT, and on
+ * a start-up failure, everything started so far stops, newest first, the embedded PostgreSQL last:
+ * a failed start leaves nothing running (the server runs in a process group of its own, so nothing
+ * else would stop it). A failure then exits with 1.
  */
-async function runProcess(
-  name: string | undefined,
-  start: (config: Config, log: Logger, databaseUrl: string) => Promise<Running>,
-): Promise<void> {
+async function runProcess(name: string | undefined, start: Start): Promise<void> {
   const config = configOrExit();
-  const log = createLogger(config.LOG_LEVEL, name);
+  const log = createLogger(config.LOG_LEVEL, name, config.LOG_FORMAT);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.toReversed()) await stop();
+  };
   try {
     const database = await resolveDatabase(config, log);
-    const running = await start(config, log, database.url);
-    // Handlers first: whoever waits for the announcement may send SIGTERM at once.
-    onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
-      await running.stop();
-      await database.stop();
-    });
-    running.announce(log);
+    stops.push(database.stop);
+    // Handlers before the rest starts: Ctrl-C while migrating must stop the database too, and
+    // whoever waits for the announcement may send SIGTERM at once.
+    onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, stopAll);
+    const announce = await start(config, log, database.url, { add: (stop) => stops.push(stop) });
+    announce(log);
   } catch (error) {
-    log.fatal({ err: error }, error instanceof Error ? error.message : 'start-up failed');
+    logStartupFailure(log, error);
+    await stopWithin(stopAll, config.SHUTDOWN_TIMEOUT_MS).catch((stopError: unknown) =>
+      log.error({ err: stopError }, 'error while stopping after the failed start'),
+    );
     process.exit(1);
   }
 }
 
+function stopWithin(stop: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`stopping took over ${ms} ms`)), ms);
+  });
+  return Promise.race([stop(), timeout]).finally(() => clearTimeout(timer));
+}
+
 export function runWeb(): Promise<void> {
-  return runProcess('switchboard-web', async (config, log, databaseUrl) => {
+  return runProcess('switchboard-web', async (config, log, databaseUrl, started) => {
     const context = await createContext(config, databaseUrl, 'web', log);
+    started.add(() => closeContext(context));
     const web = await startWeb(context);
-    return {
-      stop: async () => {
-        await web.stop();
-        await closeContext(context);
-      },
-      announce: () =>
-        log.info({ port: web.port }, `Switchboard web listening on http://localhost:${web.port}`),
-    };
+    started.add(web.stop);
+    return () => log.info({ port: web.port }, `Switchboard web listening on http://localhost:${web.port}`);
   });
 }
 
 export function runWorker(): Promise<void> {
-  return runProcess('switchboard-worker', async (config, log, databaseUrl) => {
+  return runProcess('switchboard-worker', async (config, log, databaseUrl, started) => {
     const context = await createContext(config, databaseUrl, 'worker', log);
+    started.add(() => closeContext(context));
     const worker = await startWorker(context);
-    return {
-      stop: async () => {
-        await worker.stop();
-        await closeContext(context);
-      },
-      announce: () => log.info('Switchboard worker started'),
-    };
+    started.add(worker.stop);
+    return () => log.info('Switchboard worker started');
   });
 }
 
 export function runStart(): Promise<void> {
-  return runProcess(undefined, async (config, log, databaseUrl) => {
+  return runProcess(undefined, async (config, log, databaseUrl, started) => {
     await migrateAll(databaseUrl);
     const context = await createContext(config, databaseUrl, 'worker', log);
+    started.add(() => closeContext(context));
     const worker = await startWorker(context);
+    started.add(worker.stop);
     const web = await startWeb(context);
-    return {
-      stop: async () => {
-        await web.stop();
-        await worker.stop();
-        await closeContext(context);
-      },
-      announce: () =>
-        log.info(
-          { port: web.port, embedded: !config.DATABASE_URL },
-          `Switchboard listening on http://localhost:${web.port}`,
-        ),
+    started.add(web.stop);
+    return () => {
+      log.info(
+        { port: web.port, embedded: !config.DATABASE_URL },
+        `Switchboard listening on http://localhost:${web.port}`,
+      );
+      if (config.LOG_FORMAT === 'pretty') process.stdout.write(startBanner(config, web.port));
     };
   });
 }

@@ -4,6 +4,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Stoppable } from '../db/resolve.ts';
 import { createHttpApp } from '../http/app.ts';
 import type { AppContext } from '../http/context.ts';
+import { StartupError } from '../log.ts';
 import { apiKeys } from './features.ts';
 import { installPages } from './pages.ts';
 import { allRoutes } from './routes.ts';
@@ -39,6 +40,18 @@ function closeConnectionsWhenDraining(server: Server): () => void {
   };
 }
 
+/** What a failed listen means and what to set, for the usual causes; others as they are. */
+function listenError(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new StartupError(
+      `Port ${port} is in use (another Switchboard, or another program, listens on it): set PORT to a free port.`,
+    );
+  if (code === 'EACCES')
+    return new StartupError(`Port ${port} needs privileges this user lacks: set PORT to 1024 or above.`);
+  return error;
+}
+
 export async function startWeb(
   context: AppContext,
   port = context.config.PORT,
@@ -46,6 +59,9 @@ export async function startWeb(
   const { app, close } = createApp(context);
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(port, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  }).catch(async (error: unknown) => {
+    await close();
+    throw listenError(error, port);
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   const address = server.address();

