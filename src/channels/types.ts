@@ -67,9 +67,11 @@ export type SendFailure = {
   /**
    * retry: try again later (4xx, network); permanent: will not work as configured (other 5xx,
    * authentication, TLS, channel missing); bounce: the address does not exist (5xx at RCPT TO);
-   * unsubscribe: the recipient is gone for this channel (push subscription expired, bot blocked).
+   * unsubscribe: the recipient is gone for this channel (push subscription expired, bot blocked);
+   * unconfigured: this process lacks the key that sealed the channel's secrets (MissingKeyError),
+   * the process's fault, not the message's: retried without spending one of its attempts.
    */
-  status: 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
+  status: 'retry' | 'permanent' | 'bounce' | 'unsubscribe' | 'unconfigured';
   error: string;
   stage?: SendStage;
   /** A retry the provider asked to be made no sooner than this (Telegram's `retry_after`). */

@@ -20,6 +20,7 @@ import {
   sendMessage,
 } from '../channels/index.ts';
 import type { AppContext } from '../http/context.ts';
+import { reportMissingKey } from '../secrets/index.ts';
 import {
   renderEmail,
   renderText,
@@ -151,6 +152,8 @@ async function attempt(
   }
   const recipient = recipientOf(outgoing);
   if (outcome.status === 'sent') return { message: claimed, recipient, rendered, outcome };
+  if (outcome.status === 'unconfigured')
+    reportMissingKey(app.log, outcome.error, { messageId: claimed.id, channel: claimed.channel });
   return recordOutcome(app, claimed, { rendered, recipient, ...fromSendOutcome(outcome) });
 }
 

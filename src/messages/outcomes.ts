@@ -23,7 +23,7 @@ export const SEND_JOB_MESSAGES = 25;
 type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'log'>;
 
 export type ClaimOutcome = {
-  status: 'sent' | 'suppressed' | 'retry' | 'permanent' | 'bounce' | 'unsubscribe';
+  status: 'sent' | 'suppressed' | 'retry' | 'permanent' | 'bounce' | 'unsubscribe' | 'unconfigured';
   error?: string | null;
   providerId?: string | null;
   providerResponse?: string | null;
@@ -42,11 +42,14 @@ export async function recordFailure(app: Services, message: MessageRow, error: s
 /**
  * The milliseconds to wait before the next attempt, or null after the last one. A provider's own
  * wait (rate limited) replaces the schedule's for that attempt; the number of attempts is the same.
+ * A send this process could not make for want of a key waits the schedule's first step, as often as
+ * it takes: the attempt is given back, so the message never fails for the process's configuration.
  */
-function retryDelay(app: Services, attempts: number, retryAfterMs: number | undefined): number | null {
+function retryDelay(app: Services, attempts: number, outcome: ClaimOutcome): number | null {
   const schedule = app.config.MESSAGE_RETRY_SCHEDULE;
-  if (attempts > schedule.length) return null;
-  return retryAfterMs ?? schedule[attempts - 1] * 1000;
+  if (outcome.status === 'unconfigured') return schedule[0] * 1000;
+  if (outcome.status !== 'retry' || attempts > schedule.length) return null;
+  return outcome.retryAfterMs ?? schedule[attempts - 1] * 1000;
 }
 
 export async function recordOutcome(
@@ -54,7 +57,7 @@ export async function recordOutcome(
   message: MessageRow,
   outcome: ClaimOutcome,
 ): Promise<MessageStatus> {
-  const delay = outcome.status === 'retry' ? retryDelay(app, message.attempts, outcome.retryAfterMs) : null;
+  const delay = retryDelay(app, message.attempts, outcome);
   const status = finalStatus(outcome.status, delay);
   const recorded = await app.db.transaction(async (tx) => {
     const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay);
@@ -66,6 +69,7 @@ export async function recordOutcome(
       error: outcome.error,
       nextAttemptAt,
       rendered: outcome.rendered,
+      attemptGivenBack: outcome.status === 'unconfigured',
     });
     if (!finished) return false;
     const timelineType = status === 'queued' ? 'retrying' : status;
@@ -150,7 +154,7 @@ const sentData = (message: MessageRow) => ({
 function finalStatus(status: ClaimOutcome['status'], retryDelayMs: number | null): MessageStatus {
   if (status === 'sent' || status === 'suppressed') return status;
   if (status === 'bounce') return 'bounced';
-  if (status === 'retry' && retryDelayMs !== null) return 'queued';
+  if ((status === 'retry' || status === 'unconfigured') && retryDelayMs !== null) return 'queued';
   return 'failed';
 }
 

@@ -252,6 +252,8 @@ export type Outcome = {
   nextAttemptAt?: Date | null;
   /** What was rendered and handed to the channel; absent when nothing was (suppressed, a template error). */
   rendered?: RenderedContent;
+  /** The attempt did not count (this process lacked a key): the claim's increment is undone. */
+  attemptGivenBack?: boolean;
 };
 
 /** Records the outcome of a claimed send; false when the claim was lost (swept as interrupted). */
@@ -260,6 +262,7 @@ export async function finishClaim(db: Db, messageId: string, outcome: Outcome): 
   const result = await db.query(sql.typeAlias('void')`
     update messages
     set status = ${outcome.status}, lease_until = null, updated_at = now(),
+        attempts = attempts - case when ${outcome.attemptGivenBack ?? false} then 1 else 0 end,
         recipient = coalesce(${outcome.recipient ?? null}, recipient),
         provider_id = ${outcome.providerId ?? null},
         provider_response = ${outcome.providerResponse ?? null},

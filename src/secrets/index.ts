@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type Config, config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
+import type { Logger } from '../log.ts';
 
 /** What a table stores for one secret: every part base64, none of it the secret in clear. */
 export const StoredSecret = z.object({
@@ -21,6 +22,36 @@ export type StoredSecret = z.infer<typeof StoredSecret>;
 export type KeyRing = { current: { id: string; key: Buffer }; byId: Map<string, Buffer> };
 
 export class SecretDecryptionError extends Error {}
+
+/**
+ * The key that sealed a value is not in this process's ENCRYPTION_KEY: the process is configured
+ * wrongly (a key removed too soon, or a worker started with another key), not the value. Work that
+ * needs the secret waits and tries again; it never fails for good because of this.
+ */
+export class MissingKeyError extends SecretDecryptionError {
+  constructor(keyId: string) {
+    super(`no ENCRYPTION_KEY with id ${keyId} is configured in this process`);
+  }
+}
+
+/** At most one report per problem in this long: a worker retries every such job, each would say it. */
+const MISSING_KEY_REPORT_MS = 60_000;
+const reportedAt = new Map<string, number>();
+
+/**
+ * Logs, as an error an operator must act on, that this process lacks a key (`problem`: the
+ * MissingKeyError's message, or a text holding it); once a minute per problem.
+ */
+export function reportMissingKey(log: Logger, problem: string, what: Record<string, unknown>): void {
+  const now = Date.now();
+  if ((reportedAt.get(problem) ?? 0) > now - MISSING_KEY_REPORT_MS) return;
+  reportedAt.set(problem, now);
+  log.error(
+    what,
+    `${problem}: the work that needs it waits and is retried. Give this process the ENCRYPTION_KEY ` +
+      'that stored the secret (every web and worker process of one database needs the same keys).',
+  );
+}
 
 const keyId = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 16);
 
@@ -68,7 +99,7 @@ export function encryptSecret(plain: string, context = '', ring: KeyRing = defau
 /** Opens a sealed secret; throws SecretDecryptionError (naming the key id only) when it cannot. */
 export function decryptSecret(stored: StoredSecret, context = '', ring: KeyRing = defaultRing()): string {
   const key = ring.byId.get(stored.keyId);
-  if (!key) throw new SecretDecryptionError(`no ENCRYPTION_KEY with id ${stored.keyId} is configured`);
+  if (!key) throw new MissingKeyError(stored.keyId);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(stored.iv, 'base64'));
     decipher.setAAD(Buffer.from(context, 'utf8'));

@@ -36,8 +36,13 @@ const SKIPPED: Omit<AttemptResult, 'durationMs'> = {
 export async function performAttempt(deps: AttemptDeps, attempt: ClaimedAttempt): Promise<Outcome> {
   const startedAt = new Date().toISOString();
   if (attempt.secretError !== null) {
-    // Retried on the schedule: restoring the key to ENCRYPTION_KEY lets a later attempt sign.
-    return { attempt, startedAt, result: { ...SKIPPED, error: attempt.secretError, durationMs: 0 } };
+    // Retried: restoring the key to ENCRYPTION_KEY lets a later attempt sign.
+    const error = attempt.secretError;
+    return {
+      attempt,
+      startedAt,
+      result: { ...SKIPPED, error, durationMs: 0, keyMissing: attempt.keyMissing },
+    };
   }
   if (!attempt.active || attempt.url === null || attempt.secrets.length === 0) {
     return { attempt, startedAt, result: { ...SKIPPED, durationMs: 0 } };
@@ -56,6 +61,12 @@ export async function performAttempt(deps: AttemptDeps, attempt: ClaimedAttempt)
   );
   return { attempt, startedAt, result };
 }
+
+/**
+ * An attempt this process could not sign for want of a key is made again at the same step of the
+ * schedule, as often as it takes, no sooner than this: the step may be 0 s (the first attempt).
+ */
+const KEY_MISSING_RETRY_MS = 60_000;
 
 /** Retry-After may lengthen a wait up to this, never shorten one below the schedule. */
 const RETRY_AFTER_CAP_MS = 60 * 60 * 1000;
@@ -99,8 +110,11 @@ function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): 
   const retries: RetryRow[] = [];
   for (const { attempt, result } of outcomes) {
     if (result.success || result.gone || !attempt.active || attempt.trigger !== 'scheduled') continue;
-    const nextIndex = (attempt.schedule_index ?? 0) + 1;
-    const delay = nextRetryDelayMs(schedule, nextIndex, result.retryAfterSeconds);
+    const index = attempt.schedule_index ?? 0;
+    const nextIndex = result.keyMissing ? index : index + 1;
+    const delay = result.keyMissing
+      ? Math.max(KEY_MISSING_RETRY_MS, (schedule[index] ?? 0) * 1000)
+      : nextRetryDelayMs(schedule, nextIndex, result.retryAfterSeconds);
     if (delay !== null)
       retries.push({
         workspace_id: attempt.workspace_id,
@@ -115,7 +129,8 @@ function retriesFor(outcomes: readonly Outcome[], schedule: readonly number[]): 
 
 /** Endpoints that failed in this batch and never succeeded in it; those that answered 410. */
 function failingEndpoints(outcomes: readonly Outcome[]) {
-  const sent = outcomes.filter((outcome) => outcome.attempt.active);
+  // A key this process lacks is no failure of the endpoint's: no streak, no disabling.
+  const sent = outcomes.filter((outcome) => outcome.attempt.active && !outcome.result.keyMissing);
   const succeeded = new Set(sent.filter((o) => o.result.success).map((o) => o.attempt.endpoint_id));
   const failed = sent.filter((o) => !o.result.success && !succeeded.has(o.attempt.endpoint_id));
   const gone = sent.filter((o) => o.result.gone);

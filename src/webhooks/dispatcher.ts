@@ -15,6 +15,7 @@ import type { AppContext } from '../http/context.ts';
 import type { WorkerService } from '../jobs/definition.ts';
 import { createDeliveryHttp, type DeliveryHttp } from '../net/ssrf.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';
+import { reportMissingKey } from '../secrets/index.ts';
 import { performAttempt } from './attempts.ts';
 import { WEBHOOKS_CHANNEL } from './deliveryQueries.ts';
 import { type ClaimedAttempt, claimAttempts, nextDueAt, releaseAttempts } from './dispatchQueries.ts';
@@ -184,7 +185,11 @@ class Dispatcher {
     const endpointId = attempt.endpoint_id;
     this.busy.set(endpointId, (this.busy.get(endpointId) ?? 0) + 1);
     const running: Promise<void> = performAttempt(this.deps, attempt)
-      .then((outcome) => this.recorder.add(outcome))
+      .then((outcome) => {
+        if (outcome.result.keyMissing && outcome.result.error)
+          reportMissingKey(this.context.log, outcome.result.error, { endpointId, attemptId: attempt.id });
+        return this.recorder.add(outcome);
+      })
       .catch((error) =>
         this.context.log.error({ err: error, attemptId: attempt.id }, 'webhook attempt crashed'),
       )

@@ -70,6 +70,7 @@ function asClaimed({ message, endpoint }: Planned): ClaimedAttempt {
     active: true,
     secrets: endpoint.secrets,
     secretError: endpoint.secretError,
+    keyMissing: endpoint.keyMissing,
   };
 }
 

@@ -29,6 +29,8 @@ export type AttemptResult = {
   retryAfterSeconds: number | null;
   /** 410 Gone: the receiver wants nothing more. */
   gone: boolean;
+  /** Not sent: this process lacks the key of the signing secret. Not the endpoint's failure. */
+  keyMissing?: boolean;
 };
 
 export type SendOptions = { timeoutMs: number; userAgent: string };

@@ -12,6 +12,7 @@ import {
   currentKeyRing,
   decryptSecretCached,
   encryptSecret,
+  MissingKeyError,
   SecretDecryptionError,
   type SecretStore,
   StoredSecret,
@@ -36,8 +37,12 @@ export function openSigningSecret(
   return decryptSecretCached(stored, secretContext(workspaceId, endpointId));
 }
 
-/** Secrets ready to sign with, or why there are none (a key removed from ENCRYPTION_KEY too soon). */
-export type OpenedSecrets = { secrets: string[]; secretError: string | null };
+/**
+ * Secrets ready to sign with, or why there are none: `keyMissing` when this process lacks the key
+ * that sealed one (its configuration is at fault, not the endpoint), otherwise a value that fails
+ * its integrity check.
+ */
+export type OpenedSecrets = { secrets: string[]; secretError: string | null; keyMissing: boolean };
 
 export function openLiveSecrets(
   workspaceId: string,
@@ -48,10 +53,15 @@ export function openLiveSecrets(
     return {
       secrets: stored.map((value) => openSigningSecret(workspaceId, endpointId, value)),
       secretError: null,
+      keyMissing: false,
     };
   } catch (error) {
     if (!(error instanceof SecretDecryptionError)) throw error;
-    return { secrets: [], secretError: `the signing secret cannot be decrypted: ${error.message}` };
+    return {
+      secrets: [],
+      secretError: `the signing secret cannot be decrypted: ${error.message}`,
+      keyMissing: error instanceof MissingKeyError,
+    };
   }
 }
 

@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { z } from 'zod';
 import { migrateAll } from '../../src/app/runtime.ts';
 import { parseConfig } from '../../src/config.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
@@ -16,12 +17,13 @@ import {
   keyRing,
   type StoredSecret,
 } from '../../src/secrets/index.ts';
+import { WEBHOOKS_CHANNEL } from '../../src/webhooks/deliveryQueries.ts';
 import { runCli, startCli } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
-import { workspaceWithAdmin } from '../support/factories.ts';
+import { eventually, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { dropScratchDatabase, scratchDatabase } from '../support/spawnedWorker.ts';
-import { createEndpoint, webhooksPath } from './support.ts';
+import { createContact, createEndpoint, useReceiver, waitForDeliveries, webhooksPath } from './support.ts';
 
 /** Every column of every row of a table, as PostgreSQL stores it, in one text. */
 async function rawRows(table: string, url = server().databaseUrl): Promise<string> {
@@ -150,6 +152,54 @@ describe('a signing secret that cannot be decrypted', () => {
     } catch (error) {
       expect(String(error)).to.contain(sealed.keyId).and.not.to.contain(key);
     }
+  });
+});
+
+describe('an outbound delivery this worker cannot sign (a key it lacks)', () => {
+  const receiver = useReceiver();
+
+  const attemptRow = z.object({ schedule_index: z.number(), wait_s: z.number() });
+  const stateRow = z.object({ status: z.string(), active: z.boolean(), failing: z.boolean() });
+
+  it("is retried at the same step of the schedule, no failure of the endpoint's, and sent once the key is back", async () => {
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const endpoint = await createEndpoint(admin, workspaceId, {
+      url: receiver().url,
+      events: ['contact.created'],
+    });
+    const db = server().context.db;
+    const realKeyId = await db.oneFirst(sql.type(z.object({ k: z.string() }))`
+      select secret_sealed->>'keyId' as k from webhook_endpoints where id = ${endpoint.id}`);
+    const setKeyId = (keyId: string) =>
+      db.query(sql.unsafe`
+        update webhook_endpoints set secret_sealed = jsonb_set(secret_sealed, '{keyId}', to_jsonb(${keyId}::text))
+        where id = ${endpoint.id}`);
+    await setKeyId('0000000000000000');
+    await createContact(admin, workspaceId);
+
+    const [record] = await waitForDeliveries(admin, workspaceId, endpoint.id, 1);
+    expect(record.success).to.equal(false);
+    expect(record.error).to.contain(
+      'no ENCRYPTION_KEY with id 0000000000000000 is configured in this process',
+    );
+    // The test schedule (0,1,2 s) would retry at step 1 in a second and fail the message at step 3.
+    const next = await db.one(sql.type(attemptRow)`
+      select schedule_index, extract(epoch from due_at - now())::float8 as wait_s
+      from webhook_attempts where endpoint_id = ${endpoint.id}`);
+    expect(next.schedule_index).to.equal(0);
+    expect(next.wait_s).to.be.above(50);
+    const state = await db.one(sql.type(stateRow)`
+      select m.status, e.active, e.failing_since is not null as failing
+      from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id where e.id = ${endpoint.id}`);
+    expect(state).to.deep.equal({ status: 'pending', active: true, failing: false });
+
+    // The key back, and the retry made due now: it signs and is delivered.
+    await setKeyId(realKeyId);
+    await db.query(sql.unsafe`update webhook_attempts set due_at = now() where endpoint_id = ${endpoint.id}`);
+    await db.query(sql.unsafe`select pg_notify(${WEBHOOKS_CHANNEL}, '')`);
+    await eventually(async () => receiver().requests.length === 1);
+    const delivered = await waitForDeliveries(admin, workspaceId, endpoint.id, 2);
+    expect(delivered[1].success).to.equal(true);
   });
 });
 

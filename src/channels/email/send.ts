@@ -5,7 +5,7 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../http/context.ts';
 import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
-import { SecretDecryptionError } from '../../secrets/index.ts';
+import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import type { EmailMessage, SendFailure, SendOutcome, SendStage } from '../types.ts';
 import { type FeedbackProvider, listFeedbackProviders } from './feedbackQueries.ts';
@@ -46,6 +46,8 @@ function stageOf(error: SmtpError): SendStage {
 }
 
 export function classifySmtpError(error: unknown): SmtpFailure {
+  if (error instanceof MissingKeyError)
+    return { status: 'unconfigured', stage: 'config', error: error.message };
   if (error instanceof SecretDecryptionError)
     return { status: 'permanent', stage: 'config', error: error.message };
   const refused = refusalCause(error);

@@ -6,7 +6,7 @@
 import type https from 'node:https';
 import webpush, { type WebPushError } from 'web-push';
 import type { AppContext } from '../../http/context.ts';
-import { SecretDecryptionError } from '../../secrets/index.ts';
+import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { PushMessage, SendOutcome } from '../types.ts';
 import { pushAgent } from './agent.ts';
@@ -126,6 +126,8 @@ export async function sendPush(
   try {
     vapid = openVapid(row);
   } catch (error) {
+    if (error instanceof MissingKeyError)
+      return { status: 'unconfigured', stage: 'config', error: error.message };
     if (error instanceof SecretDecryptionError)
       return { status: 'permanent', stage: 'config', error: error.message };
     throw error;

@@ -3,7 +3,7 @@
 // classified on the code and the description's wording together.
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { Config } from '../../config.ts';
-import { SecretDecryptionError } from '../../secrets/index.ts';
+import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import type { SendFailure } from '../types.ts';
 
 export { GrammyError, HttpError } from 'grammy';
@@ -25,6 +25,8 @@ export function describeTelegramError(error: GrammyError): string {
 }
 
 export function classifyTelegramError(error: unknown): SendFailure {
+  if (error instanceof MissingKeyError)
+    return { status: 'unconfigured', stage: 'config', error: error.message };
   if (error instanceof SecretDecryptionError)
     return { status: 'permanent', stage: 'config', error: error.message };
   if (error instanceof HttpError)
