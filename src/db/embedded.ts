@@ -64,15 +64,22 @@ function portTaken(port: number): Promise<boolean> {
   });
 }
 
-/** The port of a server already running on the directory (its postmaster.pid), or null. */
-function runningPort(databaseDir: string): { pid: number; port: number } | null {
+/**
+ * The server of the directory when it runs on another port than `port`: the port its
+ * postmaster.pid names, if the server there says it is this directory's (a stale file left by a
+ * crash, whose pid may be another program's by now, names no such server).
+ */
+async function runningElsewhere(port: number, databaseDir: string) {
+  let lines: string[];
   try {
-    const [pid, , , port] = readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
-    process.kill(Number(pid), 0);
-    return { pid: Number(pid), port: Number(port) };
+    lines = readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
   } catch {
-    return null; // no such file, or a stale one left by a crash (PostgreSQL itself ignores it)
+    return null;
   }
+  const running = { pid: Number(lines[0]), port: Number(lines[3]) };
+  if (!Number.isInteger(running.port) || running.port === port) return null;
+  const served = await servedDirectory(running.port);
+  return served !== null && samePath(served, databaseDir) ? running : null;
 }
 
 /**
@@ -92,18 +99,18 @@ async function assertPortIsOurs(
         'for this instance, or DATA_DIR to the directory of the instance whose data you mean to use.',
     );
   }
+  const running = await runningElsewhere(options.port, databaseDir);
+  if (running) {
+    throw new StartupError(
+      `The embedded PostgreSQL of DATA_DIR=${options.dataDir} already runs on port ${running.port} ` +
+        `(pid ${running.pid}): set EMBEDDED_PG_PORT=${running.port} to use it, or stop it first.`,
+    );
+  }
   if (await portTaken(options.port)) {
     throw new StartupError(
       `Port ${options.port} (EMBEDDED_PG_PORT) is in use by another program (not the embedded ` +
         `PostgreSQL of DATA_DIR=${options.dataDir}): set EMBEDDED_PG_PORT to a free port, or DATABASE_URL ` +
         'to use a PostgreSQL server of your own.',
-    );
-  }
-  const running = runningPort(databaseDir);
-  if (running && running.port !== options.port) {
-    throw new StartupError(
-      `The embedded PostgreSQL of DATA_DIR=${options.dataDir} already runs on port ${running.port} ` +
-        `(pid ${running.pid}): set EMBEDDED_PG_PORT=${running.port} to use it, or stop it first.`,
     );
   }
 }

@@ -139,6 +139,26 @@ describe('npm start: its own database, and a clean failure', function () {
     }
   });
 
+  it("names the port DATA_DIR's own PostgreSQL already runs on when EMBEDDED_PG_PORT is another", async () => {
+    const dataDir = newDataDir();
+    const runningPort = await freePort();
+    const own = await startEmbeddedDatabase({ dataDir, port: runningPort, persistent: false });
+    try {
+      const run = startProcess({
+        DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        EMBEDDED_PG_PORT: String(await freePort()),
+      });
+      expect(await exitWithin(run, 30_000), run.output()).to.equal(1);
+      const lines = loud(run.output());
+      expect(lines, run.output()).to.have.length(1);
+      expect(lines[0]).to.contain(`already runs on port ${runningPort}`);
+      expect(lines[0]).to.contain(`set EMBEDDED_PG_PORT=${runningPort} to use it`);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('a taken PORT: one readable line, exit 1, and the embedded PostgreSQL it started is stopped', async () => {
     const webPort = await freePort();
     const pgPort = await freePort();
