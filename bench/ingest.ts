@@ -83,7 +83,7 @@ const PRODUCTION_ENV = {
   SESSION_SECRET: 'bench-session-secret-of-at-least-32-characters',
   // Production refuses to start without a key for secrets at rest; the bench stores none.
   ENCRYPTION_KEY: 'a'.repeat(64),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+  ALLOW_PRIVATE_TARGETS: 'false',
 };
 
 type Server = { url: string; child: ChildProcess };

@@ -82,7 +82,7 @@ async function loadService() {
   Object.assign(process.env, {
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', // the receiver is on 127.0.0.1
+    ALLOW_PRIVATE_TARGETS: 'true', // the receiver is on 127.0.0.1
     WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY ?? '64',
   });
   return {

@@ -263,8 +263,6 @@ export type Config = Omit<
   LOG_FORMAT: 'json' | 'pretty';
   /** Whether customer-supplied targets may be private or loopback addresses (never in production). */
   ALLOW_PRIVATE_TARGETS: boolean;
-  /** The same value, under the name the webhook code reads. */
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   trustProxy: boolean;
   webhookAllowHttp: boolean;
 };
@@ -320,11 +318,12 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       'Invalid configuration:\n  PUSH_ALLOW_ANY_ENDPOINT: may not be true in production (SSRF protection)',
     );
   }
+  // The old name is read above and not carried on: features read ALLOW_PRIVATE_TARGETS only.
+  const { WEBHOOK_ALLOW_PRIVATE_TARGETS: _oldName, ...settings } = parsed;
   return {
-    ...parsed,
+    ...settings,
     DATABASE_QUERY_TIMEOUT_MS: queryTimeout(parsed),
     ALLOW_PRIVATE_TARGETS: allowPrivate,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate,
     LOG_FORMAT: parsed.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: parsed.TRUST_PROXY ?? production,
     webhookAllowHttp: parsed.WEBHOOK_ALLOW_HTTP ?? !production,

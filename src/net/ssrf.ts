@@ -125,6 +125,24 @@ export function resolvePublicAddresses(
   );
 }
 
+/**
+ * The check made when a target is saved, the same rule as at connection time: a literal or any
+ * address the name resolves to now must be public. A name that does not resolve now is accepted
+ * (its DNS may be published after the endpoint or channel is saved, and a passing resolver fault
+ * must not refuse a save); every send checks again and records "could not resolve".
+ */
+export async function checkTargetAtSave(hostname: string, resolve?: Resolver): Promise<void> {
+  try {
+    await resolvePublicAddresses(hostname, resolve);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) throw error;
+  }
+}
+
+/** What a refusal to save tells the operator of a development deployment. */
+export const ALLOW_PRIVATE_HINT =
+  'a development deployment allows such targets with ALLOW_PRIVATE_TARGETS=true (never in production)';
+
 /** A net `lookup` that resolves every address and refuses the host if any one is not public. */
 export function guardedLookup(resolve: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {

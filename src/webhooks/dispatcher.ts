@@ -80,7 +80,7 @@ class Dispatcher {
     this.lease = leaseMs(config);
     this.maxWait = Math.max(this.lease / 2, this.lease - config.WEBHOOK_TIMEOUT_MS - 5000);
     const http = createDeliveryHttp({
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      allowPrivate: config.ALLOW_PRIVATE_TARGETS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     });
     this.deps = {

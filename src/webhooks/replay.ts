@@ -43,7 +43,7 @@ export async function sendNow(
 ): Promise<{ summary: Summary; outcomes: Outcome[] }> {
   const lease = leaseMs(config);
   const http = createDeliveryHttp({
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    allowPrivate: config.ALLOW_PRIVATE_TARGETS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   });
   const deps = { http, send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, userAgent: userAgent(version) } };

@@ -1,5 +1,5 @@
 // `switchboard deliveries replay`: sends matching outbound messages again, from this process and
-// under its configuration (WEBHOOK_ALLOW_PRIVATE_TARGETS, WEBHOOK_TIMEOUT_MS, …), so the report
+// under its configuration (ALLOW_PRIVATE_TARGETS, WEBHOOK_TIMEOUT_MS, …), so the report
 // is immediate and needs no worker running. Sends go in chunks of WEBHOOK_CONCURRENCY; SIGINT or
 // SIGTERM lets the chunk in flight finish and be recorded, then prints what was and was not sent.
 import { constants } from 'node:os';
@@ -184,7 +184,7 @@ function report(
   });
   if (failures.length > 0 && !options.json)
     process.stderr.write(
-      'note: replays are sent by this process under its own configuration (WEBHOOK_ALLOW_PRIVATE_TARGETS, ' +
+      'note: replays are sent by this process under its own configuration (ALLOW_PRIVATE_TARGETS, ' +
         'WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS): run it with the same environment as the worker.\n',
     );
   if (result.signal) process.exitCode = 128 + constants.signals[result.signal];
@@ -196,7 +196,7 @@ export function installReplayCommand(deliveries: Command) {
     .command('replay')
     .description(
       'send matching outbound messages again now, as manual attempts. They are sent by this process, ' +
-        'under its configuration: give it the worker’s environment (WEBHOOK_ALLOW_PRIVATE_TARGETS, ' +
+        'under its configuration: give it the worker’s environment (ALLOW_PRIVATE_TARGETS, ' +
         'WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS). Exit code 1 if any send failed. Without a filter, ' +
         'asks first on a terminal and needs --all or --yes otherwise.',
     )

@@ -4,7 +4,7 @@ import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.ts';
-import { checkLiteralUrl } from '../net/ssrf.ts';
+import { ALLOW_PRIVATE_HINT, checkTargetAtSave, type Resolver } from '../net/ssrf.ts';
 import {
   type DeliveryFilter,
   type DeliveryRow,
@@ -69,20 +69,26 @@ export function toDelivery(row: DeliveryRow): Delivery {
   };
 }
 
-/** Rules that depend on the deployment: https in production, no private IP literals. */
-export function checkUrlAllowed(config: Config, url: string): void {
+/**
+ * Rules that depend on the deployment: https in production, and no private target, checked the
+ * way a send checks it (the literal, or every address the name resolves to now).
+ */
+export async function checkUrlAllowed(config: Config, url: string, resolve?: Resolver): Promise<void> {
   const parsed = new URL(url);
   if (parsed.protocol === 'http:' && !config.webhookAllowHttp) {
     throw new ValidationError([
       { path: 'body.url', message: 'must use https (plain http is not allowed here)' },
     ]);
   }
-  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return;
+  if (config.ALLOW_PRIVATE_TARGETS) return;
   try {
-    checkLiteralUrl(parsed);
+    await checkTargetAtSave(parsed.hostname, resolve);
   } catch {
     throw new ValidationError([
-      { path: 'body.url', message: 'must not point at a private, loopback or link-local address' },
+      {
+        path: 'body.url',
+        message: `must not point at a private, loopback or link-local address (it is, or resolves to, one); ${ALLOW_PRIVATE_HINT}`,
+      },
     ]);
   }
 }
@@ -97,7 +103,7 @@ export async function createEndpoint(
   workspaceId: string,
   input: CreateEndpointInput,
 ) {
-  if (input.url) checkUrlAllowed(config, input.url);
+  if (input.url) await checkUrlAllowed(config, input.url);
   const id = newId('webhookEndpoint');
   const secret = input.signed ? generateSecret() : null;
   const row = await insertEndpoint(db, {
@@ -134,6 +140,8 @@ export async function changeEndpoint(
   endpointId: string,
   changes: UpdateEndpointInput,
 ): Promise<Endpoint> {
+  // Resolved before the row is locked: a slow DNS answer must not hold the lock.
+  if (changes.url !== undefined) await checkUrlAllowed(config, changes.url);
   return db.transaction(async (tx) => {
     const current = await requireEndpoint(tx, workspaceId, endpointId, true);
     if (changes.events !== undefined && current.direction === 'OUTBOUND') {
@@ -150,7 +158,6 @@ export async function changeEndpoint(
     if (changes.url !== undefined) {
       if (current.direction === 'INBOUND')
         throw new ValidationError([{ path: 'body.url', message: 'applies to OUTBOUND endpoints only' }]);
-      checkUrlAllowed(config, changes.url);
     }
     const row = (await updateEndpoint(tx, workspaceId, endpointId, changes)) as EndpointRow;
     if (current.active && !row.active) await skipQueuedAttempts(tx, [endpointId]);

@@ -201,21 +201,33 @@ describe('email channel configuration', () => {
     });
     afterEach(() => Object.assign(settings(), saved));
 
-    it('refuses a private IP literal at save, and a name resolving to one at connect', async () => {
+    it('refuses a private IP literal or a name resolving to one at save, naming both settings', async () => {
       const refused = expectProblem(await admin.put(path, sinkConfig()), 400) as unknown as {
-        errors: { path: string }[];
+        errors: { path: string; message: string }[];
       };
       expect(refused.errors[0].path).to.equal('body.host');
+      expect(refused.errors[0].message)
+        .to.contain('SMTP_ALLOWED_HOSTS')
+        .and.contain('ALLOW_PRIVATE_TARGETS=true');
       const viaUrl = expectProblem(
         await admin.put(path, { smtpUrl: `smtp://[::1]:${sink.port}`, fromEmail: 'a@acme.test' }),
         400,
       );
       expect(viaUrl).to.have.nested.property('errors[0].path', 'body.smtpUrl');
+      const byName = expectProblem(await admin.put(path, { ...sinkConfig(), host: 'localhost' }), 400);
+      expect(byName).to.have.nested.property('errors[0].path', 'body.host');
+      expect(byName).to.have.nested.property('errors[0].message').that.contains('ALLOW_PRIVATE_TARGETS');
+    });
+
+    it('refuses at connect a name saved while private targets were allowed, naming both settings', async () => {
+      settings().ALLOW_PRIVATE_TARGETS = true;
       expect((await admin.put(path, { ...sinkConfig(), host: 'localhost' })).status).to.equal(200);
+      settings().ALLOW_PRIVATE_TARGETS = false;
       const before = sink.messages.length;
       const blocked = expectProblem(await admin.post(`${path}/test`, { to: 'me@acme.test' }), 422);
       expect(blocked).to.include({ stage: 'connect' });
       expect(blocked.detail).to.contain('blocked: private address');
+      expect(blocked.detail).to.contain('SMTP_ALLOWED_HOSTS').and.contain('ALLOW_PRIVATE_TARGETS=true');
       expect(sink.messages.length).to.equal(before);
     });
 

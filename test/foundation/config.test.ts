@@ -156,9 +156,9 @@ describe('outbound targets and secrets at rest', () => {
   it('ALLOW_PRIVATE_TARGETS governs every target, WEBHOOK_ALLOW_PRIVATE_TARGETS is its old name', () => {
     expect(parseConfig({}).ALLOW_PRIVATE_TARGETS).to.equal(false);
     const viaOldName = parseConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-    expect(viaOldName).to.include({ ALLOW_PRIVATE_TARGETS: true, WEBHOOK_ALLOW_PRIVATE_TARGETS: true });
+    expect(viaOldName.ALLOW_PRIVATE_TARGETS).to.equal(true);
     const newWins = parseConfig({ ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-    expect(newWins).to.include({ ALLOW_PRIVATE_TARGETS: false, WEBHOOK_ALLOW_PRIVATE_TARGETS: false });
+    expect(newWins.ALLOW_PRIVATE_TARGETS).to.equal(false);
     const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), ENCRYPTION_KEY: KEY };
     expect(failure({ ...production, ALLOW_PRIVATE_TARGETS: 'true' })).to.contain(
       'ALLOW_PRIVATE_TARGETS: may not be true',

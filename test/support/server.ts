@@ -6,7 +6,7 @@ export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   WEBHOOK_RETRY_SCHEDULE: '0,1,2',
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_TIMEOUT_MS: '2000',
   // Deferred sends retry after a second, twice, then fail: tests see the whole schedule.
   MESSAGE_RETRY_SCHEDULE: '1,1',

@@ -14,7 +14,7 @@ import {
 } from './support.ts';
 
 // The receivers are on 127.0.0.1, as in the test server's own configuration.
-const ALLOW_PRIVATE = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+const ALLOW_PRIVATE = { ALLOW_PRIVATE_TARGETS: 'true' };
 const cli = (args: string[]) => runCli(args, { env: ALLOW_PRIVATE });
 
 /** A workspace whose endpoint has `count` delivered messages, ready to be replayed. */
@@ -119,14 +119,14 @@ describe('webhook CLI', function () {
   it('replay names each failure and exits 1, pointing at the configuration it sent under', async () => {
     const { workspaceId, endpoint } = await deliveredWorkspace(receiver().url, 2);
     const args = ['deliveries', 'replay', '--workspace', workspaceId, '--endpoint', endpoint.id];
-    const refused = await runCli(args); // without WEBHOOK_ALLOW_PRIVATE_TARGETS, unlike the worker
+    const refused = await runCli(args); // without ALLOW_PRIVATE_TARGETS, unlike the worker
     expect(refused.code).to.equal(1);
     const [summary, ...failures] = refused.stdout.trimEnd().split('\n');
     expect(summary).to.equal('replayed 2 messages: 0 succeeded, 2 failed');
     expect(failures).to.have.length(2);
     for (const line of failures)
       expect(line).to.match(new RegExp(`^  msg_\\w+ to ${receiver().url}: .*private`));
-    expect(refused.stderr).to.contain('WEBHOOK_ALLOW_PRIVATE_TARGETS');
+    expect(refused.stderr).to.contain('ALLOW_PRIVATE_TARGETS');
     const json = JSON.parse((await runCli([...args, '--json'])).stdout);
     expect(json).to.include({ total: 2, succeeded: 0, failed: 2, notSent: 0, interrupted: null });
     expect(json.failures[0]).to.include({

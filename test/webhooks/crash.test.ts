@@ -13,7 +13,7 @@ import { type Receiver, startReceiver } from './support.ts';
 
 const MESSAGES = 200;
 const WORKER_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_CONCURRENCY: '10',
   WEBHOOK_LEASE_MS: '1500', // a killed worker's attempts fall due again after 1.5 s
   WEBHOOK_RETRY_SCHEDULE: '0,1,2',

@@ -5,7 +5,7 @@ import type { LookupAddress } from 'node:dns';
 import { expect } from 'chai';
 import nock from 'nock';
 import { config } from '../../src/config.ts';
-import { ValidationError } from '../../src/http/errors.ts';
+import type { ValidationError } from '../../src/http/errors.ts';
 import {
   createDeliveryHttp,
   type DeliveryHttp,
@@ -17,9 +17,9 @@ import { sendNow } from '../../src/webhooks/replay.ts';
 import { sendAttempt } from '../../src/webhooks/sender.ts';
 import { checkUrlAllowed } from '../../src/webhooks/service.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
-import { workspaceWithAdmin } from '../support/factories.ts';
+import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { createEndpoint, deliveries, type Receiver, startReceiver } from './support.ts';
+import { createEndpoint, deliveries, type Receiver, startReceiver, webhooksPath } from './support.ts';
 
 const SEND = { timeoutMs: 2000, userAgent: 'test' };
 
@@ -213,7 +213,7 @@ describe('SSRF protection', () => {
     await testDb().query(sql.unsafe`
       insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
       values (${workspaceId}, ${messageId}, ${endpoint.id}, 'ping', '{}')`);
-    const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false };
+    const strict = { ...config(), ALLOW_PRIVATE_TARGETS: false };
     const { summary } = await sendNow(server().context.db, strict, '0.1.0', workspaceId, [messageId]);
     expect(summary).to.deep.equal({ total: 1, succeeded: 0, failed: 1 });
     const [record] = await deliveries(client, workspaceId, `&endpointId=${endpoint.id}`);
@@ -222,16 +222,70 @@ describe('SSRF protection', () => {
     expect(receiver.requests).to.have.length(0);
   });
 
-  it('refuses private IP literals and (in production) plain http when endpoints are saved', () => {
-    const strict = { ...config(), WEBHOOK_ALLOW_PRIVATE_TARGETS: false, webhookAllowHttp: false };
-    expect(() => checkUrlAllowed(strict, 'https://10.0.0.1/hooks')).to.throw(ValidationError);
-    expect(() => checkUrlAllowed(strict, 'https://[::1]/hooks')).to.throw(ValidationError);
-    expect(() => checkUrlAllowed(strict, 'https://[::127.0.0.1]:8099/')).to.throw(ValidationError);
-    expect(() => checkUrlAllowed(strict, 'https://[::7f00:1]:8099/')).to.throw(ValidationError);
-    expect(() => checkUrlAllowed(strict, 'http://example.com/hooks')).to.throw(ValidationError);
-    expect(() => checkUrlAllowed(strict, 'https://example.com/hooks')).to.not.throw();
-    expect(() =>
-      checkUrlAllowed({ ...strict, webhookAllowHttp: true }, 'http://example.com/x'),
-    ).to.not.throw();
+  it('refuses private IP literals, names resolving to private addresses and (in production) plain http when endpoints are saved', async () => {
+    const strict = { ...config(), ALLOW_PRIVATE_TARGETS: false, webhookAllowHttp: false };
+    const dnsTable = fakeDns({
+      'public.test': ['93.184.216.34'],
+      'mixed.test': ['93.184.216.34', '10.9.9.9'],
+    });
+    const refusal = (url: string, settings = strict) =>
+      checkUrlAllowed(settings, url, dnsTable).then(
+        () => null,
+        (error: ValidationError) => error.errors[0].message,
+      );
+    for (const url of [
+      'https://10.0.0.1/hooks',
+      'https://[::1]/hooks',
+      'https://[::127.0.0.1]:8099/',
+      'https://[::7f00:1]:8099/',
+      'https://mixed.test/hooks',
+    ])
+      expect(await refusal(url), url)
+        .to.contain('private')
+        .and.contain('ALLOW_PRIVATE_TARGETS=true');
+    expect(await refusal('http://public.test/hooks')).to.contain('https');
+    expect(await refusal('https://public.test/hooks')).to.equal(null);
+    // DNS may be published after the endpoint is saved: the send checks again.
+    expect(await refusal('https://nowhere.test/hooks')).to.equal(null);
+    expect(await refusal('http://public.test/x', { ...strict, webhookAllowHttp: true })).to.equal(null);
+    expect(
+      await refusal('http://10.0.0.1/x', { ...strict, ALLOW_PRIVATE_TARGETS: true, webhookAllowHttp: true }),
+    ).to.equal(null);
+  });
+
+  describe('saving through the API with private targets not allowed', () => {
+    const settings = () => server().context.config;
+    beforeEach(() => {
+      settings().ALLOW_PRIVATE_TARGETS = false;
+    });
+    afterEach(() => {
+      settings().ALLOW_PRIVATE_TARGETS = true;
+    });
+
+    it('refuses localhost at save, as the send would, naming ALLOW_PRIVATE_TARGETS', async () => {
+      const { client, workspaceId } = await workspaceWithAdmin();
+      for (const url of [
+        `http://localhost:${receiver.port}/hooks`,
+        `http://127.0.0.1:${receiver.port}/hooks`,
+      ]) {
+        const refused = expectProblem(
+          await client.post(webhooksPath(workspaceId), { url }),
+          400,
+        ) as unknown as {
+          errors: { path: string; message: string }[];
+        };
+        expect(refused.errors[0].path, url).to.equal('body.url');
+        expect(refused.errors[0].message, url).to.contain('ALLOW_PRIVATE_TARGETS=true');
+      }
+      settings().ALLOW_PRIVATE_TARGETS = true;
+      const endpoint = await createEndpoint(client, workspaceId, { url: 'https://hooks.example.com/in' });
+      settings().ALLOW_PRIVATE_TARGETS = false;
+      const patched = await client.patch(`${webhooksPath(workspaceId)}/${endpoint.id}`, {
+        url: `http://localhost:${receiver.port}/hooks`,
+      });
+      expect(expectProblem(patched, 400)).to.have.nested.property('errors[0].path', 'body.url');
+      const [stored] = (await client.get(webhooksPath(workspaceId))).body as { url: string }[];
+      expect(stored.url).to.equal('https://hooks.example.com/in');
+    });
   });
 });

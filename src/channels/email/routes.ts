@@ -37,8 +37,8 @@ export const emailChannelRoutes = [
       'Replaces the configuration. The password and the DKIM private key are stored encrypted ' +
       '(AES-256-GCM under ENCRYPTION_KEY). A left-out `password` keeps the stored one while host and ' +
       'username are unchanged; a left-out `dkim.privateKey` keeps the stored key while domain and ' +
-      'selector are unchanged. The host may not be a private or loopback address unless the operator ' +
-      'lists it in SMTP_ALLOWED_HOSTS.',
+      'selector are unchanged. The host may not be, or resolve to, a private or loopback address unless ' +
+      'the operator lists it in SMTP_ALLOWED_HOSTS or (development only) sets ALLOW_PRIVATE_TARGETS=true.',
     tags,
     access: write,
     params: WorkspaceParams,

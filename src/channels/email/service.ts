@@ -115,7 +115,7 @@ function keptDkimKey(dkim: PutEmailConfigBody['dkim'], stored: ChannelConfigRow 
 
 export async function putEmailConfig(db: Db, config: Config, workspaceId: string, body: PutEmailConfigBody) {
   const server = serverOf(body);
-  checkSmtpHostAtSave(config, server.host, body.smtpUrl === undefined ? 'body.host' : 'body.smtpUrl');
+  await checkSmtpHostAtSave(config, server.host, body.smtpUrl === undefined ? 'body.host' : 'body.smtpUrl');
   const stored = await findChannelConfig(db, workspaceId, 'email');
   const secrets: Record<string, StoredSecret> = {};
   const password = server.password === undefined ? keptPassword(server, stored) : server.password;

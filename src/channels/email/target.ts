@@ -1,13 +1,14 @@
 // Where the SMTP client may connect. A workspace's SMTP host is customer input, so it is held to
 // the rule webhook URLs are (webhooks/ssrf.ts): no private, loopback or link-local address,
 // unless the operator allows private targets (ALLOW_PRIVATE_TARGETS, never in production) or
-// lists the host in SMTP_ALLOWED_HOSTS (a relay on the private network). IP literals are refused
-// when saved; names are resolved when the transport is built, and the client connects to the
-// address that was checked (with the name as TLS servername, so certificates still verify).
+// lists the host in SMTP_ALLOWED_HOSTS (a relay on the private network). The same check runs when
+// the host is saved (a literal, or every address the name resolves to then) and when the
+// transport is built, where the client connects to the address that was checked (with the name
+// as TLS servername, so certificates still verify).
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { isPublicAddress, type Resolver, resolvePublicAddresses } from '../../net/ssrf.ts';
+import { checkTargetAtSave, type Resolver, resolvePublicAddresses } from '../../net/ssrf.ts';
 
 const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 
@@ -15,17 +16,24 @@ export function isTrustedSmtpHost(config: Config, host: string): boolean {
   return config.ALLOW_PRIVATE_TARGETS || config.SMTP_ALLOWED_HOSTS.includes(bare(host));
 }
 
-/** At save: an IP literal must be public (or trusted). `path` names the field for the 400. */
-export function checkSmtpHostAtSave(config: Config, host: string, path: string): void {
-  const literal = bare(host);
-  if (isTrustedSmtpHost(config, host) || !ipaddr.isValid(literal) || isPublicAddress(literal)) return;
-  throw new ValidationError([
-    {
-      path,
-      message:
-        'must not be a private, loopback or link-local address (the operator may allow a relay with SMTP_ALLOWED_HOSTS)',
-    },
-  ]);
+/** Where a refused SMTP host may still be allowed: the one remedy for production, one for development. */
+export const SMTP_PRIVATE_HINT =
+  'list a relay on your private network in SMTP_ALLOWED_HOSTS, or (development only, never in production) ' +
+  'allow private targets with ALLOW_PRIVATE_TARGETS=true';
+
+/** At save: the host must be public (or trusted), as at connect. `path` names the field for the 400. */
+export async function checkSmtpHostAtSave(config: Config, host: string, path: string, resolve?: Resolver) {
+  if (isTrustedSmtpHost(config, host)) return;
+  try {
+    await checkTargetAtSave(host, resolve);
+  } catch {
+    throw new ValidationError([
+      {
+        path,
+        message: `must not be a private, loopback or link-local address (it is, or resolves to, one): ${SMTP_PRIVATE_HINT}`,
+      },
+    ]);
+  }
 }
 
 export type ConnectTarget = { host: string; servername?: string };

@@ -5,6 +5,7 @@ import type { AppContext } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { classifySmtpError, type Delivered, deliverEmail, STAGE_LABELS } from './send.ts';
 import { noEmailChannel } from './service.ts';
+import { SMTP_PRIVATE_HINT } from './target.ts';
 
 function problemFor(error: unknown): AppError {
   const failure = classifySmtpError(error);
@@ -26,7 +27,7 @@ function problemFor(error: unknown): AppError {
       422,
       'smtp-target-refused',
       'SMTP host refused',
-      `The SMTP host was not dialled (${failure.error}); a relay on a private network must be listed in SMTP_ALLOWED_HOSTS.`,
+      `The SMTP host was not dialled (${failure.error}): ${SMTP_PRIVATE_HINT}.`,
       { extra },
     );
   }
