@@ -5,7 +5,10 @@ import { Timestamp, WorkspaceParams } from '../http/validation.ts';
 export const ScopeSchema = z.enum(SCOPES).openapi('Scope', {
   description:
     'contacts:read/write — contacts; events:read/write — events; segments:read/write — segments and ' +
-    'scoring rules; campaigns:read/write — campaigns; webhooks:read/write — webhook endpoints and deliveries.',
+    'scoring rules; campaigns:read/write — campaigns; webhooks:read/write — webhook endpoints and ' +
+    'deliveries; channels:read/write — channel configuration and provider feedback; messages:read/write — ' +
+    'messages (list, get, send) and tracking settings; forms:read/write — forms; publishableKeys:read — list publishable ' +
+    'keys; publishableKeys:write — create, change and revoke them, and read or rotate the identity secret.',
 });
 
 export const CreateApiKeyBody = z

@@ -4,7 +4,7 @@ import { print, run, withDatabase } from '../cli/context.ts';
 import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, imports, segments, webhooks, workspaces } from './features.ts';
+import { accounts, apiKeys, imports, publicKeys, segments, webhooks, workspaces } from './features.ts';
 import { installPruneCommand } from './retention.ts';
 import { installSecretCommands } from './secretStores.ts';
 
@@ -32,6 +32,7 @@ export async function runCli(argv: string[]): Promise<void> {
   installMigrate(program);
   workspaces.commands(program);
   apiKeys.commands(program);
+  publicKeys.commands(program);
   segments.commands(program);
   accounts.commands(program);
   webhooks.commands(program);

@@ -1,5 +1,6 @@
-// Every scope an API key can carry. Routes declare the one they need; a key never manages keys
-// or members (those routes declare no scope and so accept sessions only).
+// Every scope an API key can carry. Routes declare the one they need; a key never manages API keys
+// or members (those routes declare no scope and so accept sessions only). Publishable keys and the
+// identity secret have scopes: a backend provisioning its pages needs them without a browser.
 export const SCOPES = [
   'contacts:read',
   'contacts:write',
@@ -17,6 +18,8 @@ export const SCOPES = [
   'messages:write',
   'forms:read',
   'forms:write',
+  'publishableKeys:read',
+  'publishableKeys:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -18,7 +18,11 @@ import {
 } from './service.ts';
 
 const tags = ['Publishable keys'];
-const adminSessionOnly = access.workspace(null, { admin: true });
+// Sessions need the ADMIN role. The identity secret is under the write scope: it lets its holder
+// act as any contact from a page, so a key that may only look must not read it (and the first
+// read makes it).
+const readKeys = access.workspace('publishableKeys:read', { admin: true });
+const writeKeys = access.workspace('publishableKeys:write', { admin: true });
 
 export const publishableKeyRoutes = [
   defineRoute({
@@ -27,7 +31,7 @@ export const publishableKeyRoutes = [
     operationId: 'publishableKeys.list',
     summary: "List the workspace's publishable keys (browser-safe, pk_…)",
     tags,
-    access: adminSessionOnly,
+    access: readKeys,
     params: WorkspaceParams,
     responses: { 200: { description: 'Live publishable keys', schema: z.array(PublishableKeySchema) } },
     handler: async ({ app, workspaceId }) => ({
@@ -41,7 +45,7 @@ export const publishableKeyRoutes = [
     operationId: 'publishableKeys.create',
     summary: 'Create a publishable key for pages on the given origins',
     tags,
-    access: adminSessionOnly,
+    access: writeKeys,
     params: WorkspaceParams,
     body: CreatePublishableKeyBody,
     responses: { 201: { description: 'The new key', schema: PublishableKeySchema } },
@@ -56,7 +60,7 @@ export const publishableKeyRoutes = [
     operationId: 'publishableKeys.update',
     summary: "Change a publishable key's name, origins or event types",
     tags,
-    access: adminSessionOnly,
+    access: writeKeys,
     params: PublishableKeyParams,
     body: UpdatePublishableKeyBody,
     responses: { 200: { description: 'The changed key', schema: PublishableKeySchema } },
@@ -71,7 +75,7 @@ export const publishableKeyRoutes = [
     operationId: 'publishableKeys.revoke',
     summary: 'Revoke a publishable key; pages using it are refused at once',
     tags,
-    access: adminSessionOnly,
+    access: writeKeys,
     params: PublishableKeyParams,
     responses: { 204: { description: 'Revoked' } },
     handler: async ({ app, workspaceId, params }) => {
@@ -85,7 +89,7 @@ export const publishableKeyRoutes = [
     operationId: 'identitySecret.read',
     summary: 'Read the identity secret your backend signs identity tokens with (made on first read)',
     tags,
-    access: adminSessionOnly,
+    access: writeKeys,
     params: WorkspaceParams,
     responses: { 200: { description: 'The identity secret', schema: IdentitySecretSchema } },
     handler: async ({ app, workspaceId }) => ({
@@ -99,7 +103,7 @@ export const publishableKeyRoutes = [
     operationId: 'identitySecret.rotate',
     summary: 'Replace the identity secret; tokens signed with the old one stop working at once',
     tags,
-    access: adminSessionOnly,
+    access: writeKeys,
     params: WorkspaceParams,
     responses: { 200: { description: 'The new identity secret', schema: IdentitySecretSchema } },
     handler: async ({ app, workspaceId }) => ({

@@ -2,6 +2,7 @@
 // secret key; identity tokens decide who a browser may claim to be.
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
+import { runCli } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
 import { type SecondWeb, server, startSecondWeb } from '../support/server.ts';
@@ -65,12 +66,91 @@ describe('publishable keys', () => {
     expect(problem.errors[0].path).to.equal('body.allowedOrigins.0');
   });
 
-  it('are made by ADMINs only: API keys and members are refused', async () => {
-    const { admin, workspaceId } = await setup();
-    const { client: keyed } = await keyClient(admin, workspaceId, ['events:write']);
-    expectProblem(await keyed.get(`/api/workspaces/${workspaceId}/publishable-keys`), 403);
+  it('are managed by ADMINs and by API keys with publishableKeys scopes; members are refused', async () => {
+    const { admin, workspaceId, keyId } = await setup();
+    const path = `/api/workspaces/${workspaceId}/publishable-keys`;
+    const { client: unscoped } = await keyClient(admin, workspaceId, ['events:write']);
+    expect(expectProblem(await unscoped.get(path), 403).detail).to.contain('publishableKeys:read');
+    const { client: reader } = await keyClient(admin, workspaceId, ['publishableKeys:read']);
+    expect((await reader.get(path)).body.map((key: { id: string }) => key.id)).to.deep.equal([keyId]);
+    const created = await reader.post(path, { name: 'App', allowedOrigins: [ORIGIN] });
+    expect(expectProblem(created, 403).detail).to.contain('publishableKeys:write');
+    expectProblem(await reader.get(`/api/workspaces/${workspaceId}/identity-secret`), 403);
+
+    const { client: writer } = await keyClient(admin, workspaceId, ['publishableKeys:write']);
+    const made = await writer.post(path, { name: 'App', allowedOrigins: [ORIGIN] });
+    expect(made.status, made.text).to.equal(201);
+    const changed = await writer.patch(`${path}/${made.body.id}`, { name: 'App 2' });
+    expect(changed.status, changed.text).to.equal(200);
+    expect((await writer.delete(`${path}/${made.body.id}`)).status).to.equal(204);
+    const secret = await writer.get(`/api/workspaces/${workspaceId}/identity-secret`);
+    expect(secret.status, secret.text).to.equal(200);
+    const rotated = await writer.post(`/api/workspaces/${workspaceId}/identity-secret/rotate`);
+    expect(rotated.status, rotated.text).to.equal(200);
+    expect(rotated.body.secret).to.not.equal(secret.body.secret);
+
     const { client: stranger } = await signedInUser();
-    expectProblem(await stranger.get(`/api/workspaces/${workspaceId}/publishable-keys`), 404);
+    expectProblem(await stranger.get(path), 404);
+  });
+
+  it('are managed from the CLI as over the API, the identity secret too', async function () {
+    this.timeout(150_000); // nine CLI processes, each a few seconds on a loaded machine
+    const { client: admin, workspaceId } = await workspaceWithAdmin();
+    const cli = async (args: string[]) => {
+      const run = await runCli([...args, '--workspace', workspaceId, '--json']);
+      expect(run.code, run.stderr).to.equal(0);
+      return JSON.parse(run.stdout);
+    };
+    const created = await cli([
+      'publishable-keys',
+      'create',
+      '--name',
+      'Website',
+      '--allowed-origins',
+      `${ORIGIN}, https://www.example.com`,
+      '--allowed-event-types',
+      'page_view',
+    ]);
+    expect(created).to.include({ name: 'Website' });
+    expect(created.allowedOrigins).to.deep.equal([ORIGIN, 'https://www.example.com']);
+    const listed = await cli(['publishable-keys', 'list']);
+    expect(listed).to.deep.equal((await admin.get(`/api/workspaces/${workspaceId}/publishable-keys`)).body);
+    const changed = await cli([
+      'publishable-keys',
+      'update',
+      '--key-id',
+      created.id,
+      '--allowed-event-types',
+      '',
+    ]);
+    expect(changed.allowedEventTypes).to.deep.equal([]);
+    expect(await cli(['publishable-keys', 'revoke', '--key-id', created.id])).to.deep.equal({
+      revoked: created.id,
+    });
+    expect(await cli(['publishable-keys', 'list'])).to.deep.equal([]);
+
+    const shown = await cli(['identity-secret', 'show']);
+    expect(shown.secret).to.equal(
+      (await admin.get(`/api/workspaces/${workspaceId}/identity-secret`)).body.secret,
+    );
+    const rotated = await cli(['identity-secret', 'rotate']);
+    expect(rotated.secret).to.not.equal(shown.secret);
+    expect((await admin.get(`/api/workspaces/${workspaceId}/identity-secret`)).body.secret).to.equal(
+      rotated.secret,
+    );
+
+    const bad = await runCli([
+      'publishable-keys',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--name',
+      'x',
+      '--allowed-origins',
+      'https://shop.example.com/path',
+    ]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.contain('error: --allowed-origins (item 1): must be an origin');
   });
 
   it('cannot call the rest of the API', async () => {
