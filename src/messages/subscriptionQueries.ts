@@ -65,11 +65,31 @@ export async function setSubscription(
 }
 
 /** What the address itself said: these hold even for mail sent with ignoreUnsubscribe. */
-const ADDRESS_REFUSALS: Partial<Record<OptOutReason, string>> = {
+export const ADDRESS_REFUSALS: Partial<Record<OptOutReason, string>> = {
   hard_bounce: 'hard bounce',
   complaint: 'complaint',
   soft_bounces: 'repeated soft bounces',
 };
+
+/**
+ * Lifts the contact's opt-outs of these channels, except what the address itself said (a bounce
+ * or a spam report: only the workspace may vouch for the address again). Returns how many it lifted.
+ */
+export async function liftOwnOptOuts(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  channels: readonly SubscriptionChannel[],
+): Promise<number> {
+  const result = await db.query(sql.typeAlias('void')`
+    update contact_subscriptions
+    set status = 'subscribed', reason = null, message_id = null, changed_at = now()
+    where workspace_id = ${workspaceId} and contact_id = ${contactId}
+      and channel = any(${sql.array([...channels], 'text')}) and status = 'unsubscribed'
+      and coalesce(reason, '') <> all(${sql.array(Object.keys(ADDRESS_REFUSALS), 'text')})
+  `);
+  return result.rowCount;
+}
 
 type OptOut = { channel: string; reason: string | null };
 

@@ -7,6 +7,7 @@ import { emit } from '../outbox/emit.ts';
 import { insertMessageEvent } from './queries.ts';
 import {
   exitEnrollmentsOnUnsubscribe,
+  liftOwnOptOuts,
   type OptOutReason,
   type SubscriptionChannel,
   setSubscription,
@@ -44,4 +45,18 @@ export async function unsubscribeContact(
   }
   await exitEnrollmentsOnUnsubscribe(tx, workspaceId, contactId, channel);
   return true;
+}
+
+/**
+ * The way back from the unsubscribe page: lifts the person's own opt-outs of the message's channel
+ * and of everything (not a bounce or spam report). Like a resubscribe through the API it emits no
+ * webhook (no event type says "subscribed") and does not re-enrol exited campaigns.
+ */
+export async function resubscribeContact(
+  tx: Db,
+  workspaceId: string,
+  contactId: string,
+  channel: Exclude<SubscriptionChannel, 'all'>,
+): Promise<boolean> {
+  return (await liftOwnOptOuts(tx, workspaceId, contactId, [channel, 'all'])) > 0;
 }

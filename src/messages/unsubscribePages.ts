@@ -1,10 +1,14 @@
 // The public unsubscribe surface, /u/{token}: no session, no cookies, no authentication: the
 // signed token is the only credential, checked before any database access (a forged one is 404).
-//   GET  shows a page that changes nothing (mail scanners prefetch links) with the choice "this
-//        channel" or "everything"; pressing a button POSTs the form.
+// The token's secrecy is also why the forms carry no CSRF token: there is no session to ride.
+//   GET  shows a page that changes nothing (mail scanners prefetch links), naming the sender and
+//        the (masked) address, for where the contact stands: subscribed, the choice "this channel"
+//        or "everything"; unsubscribed, "you are unsubscribed" and the way back (re-subscribe).
 //   POST unsubscribes: RFC 8058 one-click (`List-Unsubscribe=One-Click`, urlencoded or multipart,
-//        sent by the mailbox provider) or the page's form. Always 200, never a redirect (RFC 8058
-//        §3.2: redirected POSTs are unreliable), and idempotent.
+//        sent by the mailbox provider) or the page's form; `scope=resubscribe` (the page's button,
+//        never sent by a provider) re-subscribes. Always 200, never a redirect (RFC 8058 §3.2:
+//        redirected POSTs are unreliable), and idempotent.
+// Every page is sent with a CSP that allows nothing but its own inline style and posting to itself.
 // Both are limited per client address (UNSUBSCRIBE_MAX_REQUESTS_PER_IP per UNSUBSCRIBE_WINDOW_SECONDS,
 // counted in each web process): 429 with Retry-After, a page for GET, plain text for POST.
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
@@ -12,9 +16,10 @@ import { rateLimit } from 'express-rate-limit';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
 import { layout } from '../http/html.ts';
-import { findMessageById } from './queries.ts';
+import { findMessageById, type MessageRow } from './queries.ts';
 import { verifyUnsubscribeToken } from './tokens.ts';
-import { unsubscribeContact } from './unsubscribe.ts';
+import { resubscribeContact, unsubscribeContact } from './unsubscribe.ts';
+import { loadUnsubscribeView, unsubscribePage } from './unsubscribeView.ts';
 
 const FORM_LIMIT = '16kb';
 
@@ -22,62 +27,57 @@ function notFound(res: Response) {
   res.status(404).type('html').send(layout('Link not found', '<h1>This link is not valid</h1>'));
 }
 
-function choicePage(channel: string) {
-  return layout(
-    'Unsubscribe',
-    `<h1>Unsubscribe</h1>
-<form method="post">
-<p>Stop receiving messages:</p>
-<p><button type="submit" name="scope" value="channel">Unsubscribe from ${channel}</button></p>
-<p><button type="submit" name="scope" value="all">Unsubscribe from everything</button></p>
-</form>`,
-  );
+const PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'";
+
+async function sendPage(app: AppContext, res: Response, message: MessageRow, resubscribed = false) {
+  const view = await loadUnsubscribeView(app.db, message);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Security-Policy', PAGE_POLICY);
+  res.status(200).type('html').send(unsubscribePage(view, resubscribed));
+}
+
+async function tokenMessage(app: AppContext, req: Request): Promise<MessageRow | null> {
+  const messageId = verifyUnsubscribeToken(app.config, String(req.params.token));
+  return messageId ? findMessageById(app.db, messageId) : null;
 }
 
 async function showChoice(app: AppContext, req: Request, res: Response) {
-  const messageId = verifyUnsubscribeToken(app.config, String(req.params.token));
-  if (!messageId) return notFound(res);
-  const message = await findMessageById(app.db, messageId);
+  const message = await tokenMessage(app, req);
   if (!message) return notFound(res);
-  res.setHeader('Cache-Control', 'no-store');
-  res.type('html').send(choicePage(message.channel));
+  await runAsWorkspace(message.workspace_id, () => sendPage(app, res, message));
 }
 
+type Choice = 'channel' | 'all' | 'resubscribe';
+
 /** A multipart or unparsed body is RFC 8058 one-click: it always means "this channel". */
-function choiceOf(req: Request): { all: boolean; oneClick: boolean } {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  return { all: body.scope === 'all', oneClick: body.scope === undefined };
+function choiceOf(req: Request): { choice: Choice; oneClick: boolean } {
+  const scope = ((req.body ?? {}) as Record<string, unknown>).scope;
+  const choice = scope === 'all' || scope === 'resubscribe' ? scope : 'channel';
+  return { choice, oneClick: scope === undefined };
 }
 
 async function unsubscribe(app: AppContext, req: Request, res: Response) {
-  const messageId = verifyUnsubscribeToken(app.config, String(req.params.token));
-  if (!messageId) return notFound(res);
-  const message = await findMessageById(app.db, messageId);
+  const message = await tokenMessage(app, req);
   if (!message) return notFound(res);
-  const { all, oneClick } = choiceOf(req);
-  await runAsWorkspace(message.workspace_id, () =>
-    app.db.transaction((tx) =>
-      unsubscribeContact(
-        tx,
-        message.workspace_id,
-        message.contact_id,
-        all ? 'all' : message.channel,
-        oneClick ? 'one_click' : 'link',
-        message.id,
-      ),
-    ),
-  );
-  res.setHeader('Cache-Control', 'no-store');
-  const what = all ? 'any messages' : `${message.channel} messages`;
-  res
-    .status(200)
-    .type('html')
-    .send(
-      layout(
-        'Unsubscribed',
-        `<h1>You are unsubscribed</h1><p>You will not receive ${what} from us any more.</p>`,
-      ),
+  const { choice, oneClick } = choiceOf(req);
+  const { workspace_id: workspaceId, contact_id: contactId } = message;
+  await runAsWorkspace(workspaceId, async () => {
+    await app.db.transaction((tx) =>
+      choice === 'resubscribe'
+        ? resubscribeContact(tx, workspaceId, contactId, message.channel)
+        : unsubscribeContact(
+            tx,
+            workspaceId,
+            contactId,
+            choice === 'all' ? 'all' : message.channel,
+            oneClick ? 'one_click' : 'link',
+            message.id,
+          ),
     );
+    await sendPage(app, res, message, choice === 'resubscribe');
+  });
 }
 
 function tooManyRequests(req: Request, res: Response) {

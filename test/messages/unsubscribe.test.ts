@@ -121,6 +121,92 @@ describe('unsubscribe links and one-click', () => {
     );
   });
 
+  it('names the sender and the masked address, escaped, under a CSP that allows nothing else', async () => {
+    const { admin, client, base, workspaceId } = await messagingWorkspace(sink);
+    const email = `ada.${Date.now()}@example.test`;
+    const contactId = await makeContact(client, base, { email });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const page = await publicRequest(path);
+    const html = await page.text();
+    expect(html).to.contain('<strong>Acme</strong>').and.contain('<strong>a•••@example.test</strong>');
+    expect(html).not.to.contain(email);
+    expect(page.headers.get('content-security-policy')).to.contain("default-src 'none'");
+    expect(page.headers.get('content-security-policy')).to.contain("form-action 'self'");
+
+    const channel = `/api/workspaces/${workspaceId}/channels/email`;
+    const current = (await admin.get(channel)).body;
+    const renamed = await admin.put(channel, {
+      host: current.host,
+      port: current.port,
+      secure: false,
+      fromEmail: current.fromEmail,
+      fromName: `Ada's <b>Shop</b> & Co`,
+    });
+    expect(renamed.status, renamed.text).to.equal(200);
+    const escaped = await (await publicRequest(path)).text();
+    expect(escaped).to.contain('Ada&#39;s &#60;b&#62;Shop&#60;/b&#62; &#38; Co').and.not.contain('<b>Shop');
+  });
+
+  it('a second visit says "you are unsubscribed" and offers the way back, which re-subscribes', async () => {
+    const { client, base } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `back.${Date.now()}@example.test` });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    const post = (body: string) =>
+      publicRequest(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      }).then((response) => response.text());
+    const heading = (html: string) => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
+    const buttons = (html: string) =>
+      [...html.matchAll(/value="(\w+)">([^<]*)</g)].map((m) => `${m[1]}: ${m[2]}`);
+    const visit = async () => (await publicRequest(path)).text();
+
+    expect(heading(await post('scope=channel'))).to.equal('You are unsubscribed');
+    const second = await visit();
+    expect(heading(second)).to.equal('You are unsubscribed');
+    expect(second).to.contain('sends no email messages to <strong>b•••@example.test</strong> any more');
+    expect(buttons(second)).to.deep.equal([
+      'resubscribe: Re-subscribe to email',
+      'all: Unsubscribe from everything',
+    ]);
+
+    await post('scope=all');
+    const third = await visit();
+    expect(third).to.contain('any more, on any channel');
+    expect(buttons(third)).to.deep.equal(['resubscribe: Re-subscribe']);
+
+    const back = await post('scope=resubscribe');
+    expect(heading(back)).to.equal('You are subscribed again');
+    expect(buttons(back)).to.deep.equal([
+      'channel: Unsubscribe from email',
+      'all: Unsubscribe from everything',
+    ]);
+    expect((await emailState(client, base, contactId)).status).to.equal('subscribed');
+    expect((await emailState(client, base, contactId, 'all')).status).to.equal('subscribed');
+    expect(heading(await visit())).to.equal('Unsubscribe');
+  });
+
+  it('offers no way back past a spam report: the page says so and a resubscribe POST lifts nothing', async () => {
+    const { client, base, workspaceId } = await messagingWorkspace(sink);
+    const contactId = await makeContact(client, base, { email: `spam.${Date.now()}@example.test` });
+    const { path } = await sentMessage(client, base, sink, contactId);
+    await server().context.db.query(sql.typeAlias('void')`
+      insert into contact_subscriptions (workspace_id, contact_id, channel, status, reason)
+      values (${workspaceId}, ${contactId}, 'email', 'unsubscribed', 'complaint')`);
+    const page = await (await publicRequest(path)).text();
+    expect(page).to.contain('reported as spam').and.not.contain('value="resubscribe"');
+    await publicRequest(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'scope=resubscribe',
+    });
+    expect(await emailState(client, base, contactId)).to.include({
+      status: 'unsubscribed',
+      reason: 'complaint',
+    });
+  });
+
   it('a forged, tampered or malformed token is 404 and changes nothing', async () => {
     const { client, base, workspaceId } = await messagingWorkspace(sink);
     const contactId = await makeContact(client, base, { email: `f.${Date.now()}@example.test` });
