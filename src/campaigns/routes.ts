@@ -112,7 +112,7 @@ export const campaignRoutes = [
     method: 'patch',
     path: `${base}/{campaignId}`,
     operationId: 'campaigns.update',
-    summary: 'Edit a campaign: any field of a draft, only the name of an active or paused one',
+    summary: 'Edit a campaign: any field of a draft, only the name and tracking of an active or paused one',
     tags,
     access: write,
     params: CampaignParams,
@@ -120,7 +120,7 @@ export const campaignRoutes = [
     responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
     errors: {
       404: "The workspace, campaign, trigger.segmentId or a branch step's if.segment does not exist here.",
-      409: 'The campaign is archived, or running and the edit touches more than its name.',
+      409: 'The campaign is archived, or active or paused and the edit touches more than its name and tracking.',
     },
     handler: async ({ app, workspaceId, params, body }) => ({
       status: 200,

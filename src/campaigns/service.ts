@@ -159,8 +159,8 @@ export async function updateCampaign(
   const changesMoreThanName = Object.keys(input).some((field) => field !== 'name' && field !== 'tracking');
   if (row.status !== 'draft' && changesMoreThanName) {
     throw new ConflictError(
-      `${/^[aeiou]/.test(row.status) ? 'An' : 'A'} ${row.status} campaign can only be renamed: its enrollments follow the current trigger and steps. ` +
-        'Create a new campaign (or edit a draft) to change them.',
+      `${/^[aeiou]/.test(row.status) ? 'An' : 'A'} ${row.status} campaign takes only a new name and tracking: ` +
+        'its enrollments follow the current trigger and steps. Create a new campaign (or edit a draft) to change them.',
       'campaign-not-draft',
     );
   }

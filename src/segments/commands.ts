@@ -1,17 +1,27 @@
-// `switchboard segments refresh [--workspace W]`: re-evaluates segments with time windows now,
-// as the scheduled `segments.refresh` job does, and prints who entered and left.
+// `switchboard segments refresh [--workspace W]`: the scheduled `segments.refresh` job's work, now
+// and without its budget, and prints who entered and left. Only ready segments with time windows
+// are refreshed: time passing changes no other membership (ingest keeps those current), and a
+// segment still computing is evaluated whole by its compute job.
 import type { Command } from 'commander';
 import { print, run, table, withDatabase } from '../cli/context.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { findWorkspaceById } from '../workspaces/index.ts';
 import { refreshSegments } from './jobs.ts';
 
+const NOTHING_TO_REFRESH =
+  'no ready segments with time windows (`within`) to refresh: other segments are kept current ' +
+  'at ingest, and a segment still computing is evaluated by its compute job';
+
 export function installSegmentCommands(program: Command) {
   program
     .command('segments')
     .description('segments')
     .command('refresh')
-    .description('re-evaluate segments whose rules use `within` (time windows) now')
+    .description(
+      're-evaluate now, without the scheduled budget, the ready segments whose rules use `within` ' +
+        '(time windows): the contacts with an event that crossed a window edge since the last ' +
+        'refresh (everyone, for a segment never refreshed). Other segments need no refresh.',
+    )
     .option('--workspace <id>', 'only this workspace')
     .option('--json', 'machine-readable output')
     .action(
@@ -26,7 +36,7 @@ export function installSegmentCommands(program: Command) {
         });
         print(!!options.json, { segments: results }, () =>
           results.length === 0
-            ? 'no segments with time windows'
+            ? NOTHING_TO_REFRESH
             : table(
                 results.map((result) => ({
                   ...result,

@@ -77,7 +77,7 @@ export function installWebhookCommands(program: Command) {
     .description('list delivery records, newest first')
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--endpoint <id>', 'only this endpoint')
-    .option('--failed', 'only failed deliveries')
+    .option('--failed', 'only failed attempts (their message may still be waiting for a scheduled retry)')
     .option('--since <iso>', 'only deliveries at or after this time')
     .option('--limit <n>', 'how many (default 50)')
     .option('--json', 'machine-readable output')

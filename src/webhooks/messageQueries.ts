@@ -20,13 +20,20 @@ export type ReplayFilter = {
   failedOnly?: boolean;
 };
 
-/** Outbound messages created in the window, oldest first; failed-only means failed or skipped. */
+/**
+ * Outbound messages created in the window, oldest first. Failed-only means failed or skipped, and
+ * also brings the messages still waiting for a scheduled retry after a failed attempt (status
+ * pending), which `deliveries list --failed` shows: the plan leaves them out and counts them.
+ */
 export async function findMessagesForReplay(db: Db, filter: ReplayFilter) {
   const conditions = [sql.fragment`m.workspace_id = ${filter.workspaceId}`];
   if (filter.endpointId) conditions.push(sql.fragment`m.endpoint_id = ${filter.endpointId}`);
   if (filter.since) conditions.push(sql.fragment`m.created_at >= ${filter.since}`);
   if (filter.until) conditions.push(sql.fragment`m.created_at < ${filter.until}`);
-  if (filter.failedOnly) conditions.push(sql.fragment`m.status in ('failed', 'skipped')`);
+  if (filter.failedOnly)
+    conditions.push(sql.fragment`(m.status in ('failed', 'skipped') or (m.status = 'pending' and exists (
+      select 1 from webhook_deliveries d
+      where d.workspace_id = m.workspace_id and d.message_id = m.id and not d.success)))`);
   return db.any(sql.type(ReplayRow)`
     select m.id, m.endpoint_id, m.event, m.status, e.active, m.created_at
     from webhook_messages m join webhook_endpoints e on e.workspace_id = m.workspace_id and e.id = m.endpoint_id

@@ -71,9 +71,19 @@ export async function sendNow(
   return { summary: { total: all.length, succeeded, failed: all.length - succeeded }, outcomes: all };
 }
 
-export type ReplayPlan = { messages: ReplayRow[]; sendable: ReplayRow[]; inactive: ReplayRow[] };
+export type ReplayPlan = {
+  messages: ReplayRow[];
+  sendable: ReplayRow[];
+  inactive: ReplayRow[];
+  /** Failed-only: failed attempts whose message waits for its scheduled retry (not failed yet). */
+  retrying: ReplayRow[];
+};
 
-/** What a replay would send; messages of disabled endpoints are left out (and counted). */
+/**
+ * What a replay would send; messages of disabled endpoints are left out (and counted). With
+ * failed-only, so are messages waiting for a scheduled retry: sending one now would race the
+ * worker's retry and deliver it twice, so the report names them instead.
+ */
 export async function planReplay(db: DatabasePool, filter: ReplayFilter): Promise<ReplayPlan> {
   if (filter.endpointId && !(await findEndpoint(db, filter.workspaceId, filter.endpointId)))
     throw new NotFoundError(
@@ -81,10 +91,12 @@ export async function planReplay(db: DatabasePool, filter: ReplayFilter): Promis
       `No webhook endpoint ${filter.endpointId} in this workspace.`,
     );
   const messages = [...(await findMessagesForReplay(db, filter))];
+  const waiting = (message: ReplayRow) => Boolean(filter.failedOnly) && message.status === 'pending';
   return {
     messages,
-    sendable: messages.filter((message) => message.active),
+    sendable: messages.filter((message) => message.active && !waiting(message)),
     inactive: messages.filter((message) => !message.active),
+    retrying: messages.filter((message) => message.active && waiting(message)),
   };
 }
 

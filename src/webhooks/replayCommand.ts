@@ -11,7 +11,7 @@ import { VERSION } from '../version.ts';
 import { requireWorkspace } from '../workspaces/index.ts';
 import type { Outcome } from './attempts.ts';
 import type { ReplayRow } from './messageQueries.ts';
-import { planReplay, sendNow } from './replay.ts';
+import { planReplay, type ReplayPlan, sendNow } from './replay.ts';
 
 const ReplayOptions = z.object({
   workspace: z.string().min(1),
@@ -62,7 +62,19 @@ function failureLine(failure: Failure): string {
   return `  ${failure.messageId} to ${failure.url ?? failure.endpointId}: ${reason}`;
 }
 
-const leftOut = (inactive: number) => (inactive > 0 ? `; ${inactive} left out (endpoint disabled)` : '');
+/** What the plan left out, in the words `deliveries list --failed` would make a reader expect. */
+function leftOut(inactive: number, retrying: number): string {
+  const parts = [
+    inactive > 0 ? `${inactive} left out (endpoint disabled)` : '',
+    retrying > 0
+      ? `${retrying} left out (a failed attempt, but waiting for its scheduled retry: not failed yet)`
+      : '',
+  ];
+  return parts
+    .filter(Boolean)
+    .map((part) => `; ${part}`)
+    .join('');
+}
 
 /** A bar on a terminal; nothing when output is piped, so logs stay clean. */
 function progressBar(): (done: number, total: number) => void {
@@ -131,12 +143,14 @@ async function confirmEverything(options: ReplayOptions, count: number) {
   );
 }
 
-function dryRun(options: ReplayOptions, sendable: ReplayRow[], inactive: number) {
-  const messages = sendable.map(messageView);
-  print(!!options.json, { wouldReplay: messages.length, inactive, messages }, () =>
+function dryRun(options: ReplayOptions, plan: ReplayPlan) {
+  const messages = plan.sendable.map(messageView);
+  const inactive = plan.inactive.length;
+  const retrying = plan.retrying.length;
+  print(!!options.json, { wouldReplay: messages.length, inactive, retrying, messages }, () =>
     [
       table(messages, COLUMNS),
-      `would replay ${messages.length} messages (dry run; nothing sent)${leftOut(inactive)}`,
+      `would replay ${messages.length} messages (dry run; nothing sent)${leftOut(inactive, retrying)}`,
     ].join('\n'),
   );
 }
@@ -152,17 +166,29 @@ async function replayAction(raw: Record<string, unknown>) {
       until: options.until,
       failedOnly: options.failedOnly,
     });
-    if (options.dryRun) return dryRun(options, plan.sendable, plan.inactive.length);
+    if (options.dryRun) return dryRun(options, plan);
     await confirmEverything(options, plan.sendable.length);
     const ids = plan.sendable.map((message) => message.id);
     const { outcomes, signal } = await sendInChunks(context, options.workspace, ids);
-    report(options, { planned: ids.length, inactive: plan.inactive.length, outcomes, signal });
+    report(options, {
+      planned: ids.length,
+      inactive: plan.inactive.length,
+      retrying: plan.retrying.length,
+      outcomes,
+      signal,
+    });
   });
 }
 
 function report(
   options: ReplayOptions,
-  result: { planned: number; inactive: number; outcomes: Outcome[]; signal: NodeJS.Signals | null },
+  result: {
+    planned: number;
+    inactive: number;
+    retrying: number;
+    outcomes: Outcome[];
+    signal: NodeJS.Signals | null;
+  },
 ) {
   const failures = result.outcomes.filter((outcome) => !outcome.result.success).map(failureView);
   const total = result.outcomes.length;
@@ -171,12 +197,13 @@ function report(
     succeeded: total - failures.length,
     failed: failures.length,
     inactive: result.inactive,
+    retrying: result.retrying,
     notSent: result.planned - total,
     interrupted: result.signal,
     failures,
   };
   print(!!options.json, summary, () => {
-    const counts = `${summary.succeeded} succeeded, ${summary.failed} failed${leftOut(result.inactive)}`;
+    const counts = `${summary.succeeded} succeeded, ${summary.failed} failed${leftOut(result.inactive, result.retrying)}`;
     const head = result.signal
       ? `interrupted by ${result.signal}: replayed ${total} of ${result.planned} messages: ${counts}; ${summary.notSent} not sent`
       : `replayed ${total} messages: ${counts}`;
@@ -204,7 +231,11 @@ export function installReplayCommand(deliveries: Command) {
     .option('--endpoint <id>', 'only this endpoint')
     .option('--since <iso>', 'messages created at or after this time')
     .option('--until <iso>', 'messages created before this time')
-    .option('--failed-only', 'only messages that failed or were skipped')
+    .option(
+      '--failed-only',
+      'only messages whose delivery failed for good (retries spent) or was skipped; one whose failed ' +
+        'attempt still waits for a scheduled retry is left out and counted',
+    )
     .option('--all', 'replay every message of the workspace (needed without a filter unless confirmed)')
     .option('--yes', 'do not ask for confirmation')
     .option('--dry-run', 'list what would be sent, send nothing')

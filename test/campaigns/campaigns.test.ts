@@ -49,7 +49,7 @@ describe('campaigns: definition and status', () => {
       ]);
     });
 
-    it('edits any field of a draft, only the name of a running campaign', async () => {
+    it('edits any field of a draft, only the name and tracking of a running campaign, and says so', async () => {
       const { admin, base } = await workspace();
       const { id } = await createCampaign(admin, base);
       const edited = await admin.patch(`${base}/campaigns/${id}`, {
@@ -62,8 +62,18 @@ describe('campaigns: definition and status', () => {
       expect((await admin.patch(`${base}/campaigns/${id}`, { name: 'Renamed' })).body.name).to.equal(
         'Renamed',
       );
+      const tracked = await admin.patch(`${base}/campaigns/${id}`, {
+        tracking: { opens: false, clicks: true },
+      });
+      expect(tracked.status, tracked.text).to.equal(200);
       const notDraft = expectProblem(await admin.patch(`${base}/campaigns/${id}`, { steps: STEPS }), 409);
-      expect(notDraft.detail).to.match(/^An active campaign can only be renamed/);
+      expect(notDraft.detail).to.match(/^An active campaign takes only a new name and tracking: /);
+      // The served description says the same as the 409 and the 200 above.
+      const operation = (await admin.get('/api/openapi')).body.paths[
+        '/api/workspaces/{workspaceId}/campaigns/{campaignId}'
+      ].patch;
+      expect(operation.summary).to.contain('only the name and tracking of an active or paused one');
+      expect(operation.responses['409'].description).to.contain('more than its name and tracking');
       expectProblem(await admin.delete(`${base}/campaigns/${id}`), 409);
       await admin.post(`${base}/campaigns/${id}/archive`);
       expectProblem(await admin.patch(`${base}/campaigns/${id}`, { name: 'x' }), 409);

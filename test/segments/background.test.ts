@@ -203,6 +203,19 @@ describe('segments: background computation and refresh', function () {
     expect(answer).to.equal('stored');
   });
 
+  it('the CLI says it refreshes only ready segments with time windows, in its answer and its help', async () => {
+    const ctx = await workspace();
+    await createSegment(ctx.admin, ctx.base, { event: 'visit' }); // no `within`: nothing to refresh
+    const run = await cli(['segments', 'refresh', '--workspace', ctx.workspaceId]);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout).to.equal(
+      'no ready segments with time windows (`within`) to refresh: other segments are kept current ' +
+        'at ingest, and a segment still computing is evaluated by its compute job\n',
+    );
+    const help = await cli(['segments', 'refresh', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).to.contain('Other segments need no refresh');
+  });
+
   it('the CLI refuses an unknown workspace', async () => {
     const run = await cli(['segments', 'refresh', '--workspace', 'ws_nope']);
     expect(run.code).to.equal(1);

@@ -116,6 +116,28 @@ describe('webhook CLI', function () {
     expect(JSON.parse(nothingLeft.stdout).wouldReplay).to.equal(0);
   });
 
+  it('list --failed and replay --failed-only agree about a message waiting for its retry', async function () {
+    this.timeout(90_000); // five CLI processes
+    // Retry-After holds the next attempt an hour away: the message has a failed attempt, and waits.
+    receiver().answer = () => ({ status: 503, headers: { 'retry-after': '3600' } });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
+    await waitForDeliveries(client, workspaceId, endpoint.id, 1);
+    const scope = ['--workspace', workspaceId, '--endpoint', endpoint.id];
+    const failed = await cli(['deliveries', 'list', ...scope, '--failed', '--json']);
+    expect(JSON.parse(failed.stdout).total).to.equal(1);
+
+    const replay = ['deliveries', 'replay', ...scope, '--failed-only', '--dry-run'];
+    const dry = await cli(replay);
+    expect(dry.code, dry.stderr).to.equal(0);
+    expect(dry.stdout.trimEnd().split('\n').at(-1)).to.equal(
+      'would replay 0 messages (dry run; nothing sent); 1 left out (a failed attempt, but waiting ' +
+        'for its scheduled retry: not failed yet)',
+    );
+    expect(JSON.parse((await cli([...replay, '--json'])).stdout)).to.include({ wouldReplay: 0, retrying: 1 });
+    const help = await cli(['deliveries', 'replay', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).to.contain('waits for a scheduled retry is left out');
+  });
+
   it('replay names each failure and exits 1, pointing at the configuration it sent under', async () => {
     const { workspaceId, endpoint } = await deliveredWorkspace(receiver().url, 2);
     const args = ['deliveries', 'replay', '--workspace', workspaceId, '--endpoint', endpoint.id];
