@@ -56,6 +56,31 @@ export const RetryAfterHeader = z.object({
 
 type DocumentOptions = { version: string; serverUrl?: string };
 
+type Parameter = { example?: unknown; schema?: { example?: unknown; examples?: unknown[] } };
+type Operations = Record<string, Record<string, { parameters?: Parameter[] }>>;
+
+/**
+ * Moves each parameter's `example` to its schema's `examples` (JSON Schema, OpenAPI 3.1). Swagger
+ * UI fills "Try it out" with a parameter's `example` (its own, its schema's, or the first of its
+ * `examples` map) and sends it: /docs would then call a workspace that does not exist (404) or
+ * filter a list by an example email without saying so. An example stays documented; the request
+ * is sent with only what the reader types.
+ */
+function parameterExamplesAsExamples(document: object): void {
+  // Every path item here is operations only: the generator writes no path-level fields.
+  for (const operations of Object.values((document as { paths?: Operations }).paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        const example = parameter.example ?? parameter.schema?.example;
+        if (example === undefined) continue;
+        delete parameter.example;
+        parameter.schema = { ...parameter.schema, examples: parameter.schema?.examples ?? [example] };
+        delete parameter.schema.example;
+      }
+    }
+  }
+}
+
 let cached: { key: string; document: object } | undefined;
 
 export function openApiDocument(options: DocumentOptions): object {
@@ -74,6 +99,7 @@ export function openApiDocument(options: DocumentOptions): object {
     },
     servers: options.serverUrl ? [{ url: options.serverUrl }] : undefined,
   });
+  parameterExamplesAsExamples(document);
   cached = { key, document };
   return document;
 }

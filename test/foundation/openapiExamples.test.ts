@@ -47,6 +47,33 @@ describe('OpenAPI document: examples', () => {
     expect(wrong).to.deep.equal([]);
   });
 
+  it('pre-fills no parameter in /docs "Try it out": examples are schema `examples`, not `example`', async () => {
+    const prefilled: string[] = [];
+    type Parameter = {
+      name: string;
+      in: string;
+      example?: unknown;
+      examples?: unknown;
+      schema?: { example?: unknown; examples?: unknown[] };
+    };
+    let workspaceId: Parameter | undefined;
+    for (const { method, path, operation } of operationsOf(await served())) {
+      for (const parameter of (operation.parameters ?? []) as Parameter[]) {
+        // What Swagger UI fills a field with (besides a default, which the server would use anyway).
+        if (
+          parameter.example !== undefined ||
+          parameter.examples !== undefined ||
+          parameter.schema?.example !== undefined
+        )
+          prefilled.push(`${method.toUpperCase()} ${path} ${parameter.in}:${parameter.name}`);
+        if (parameter.name === 'workspaceId') workspaceId = parameter;
+      }
+    }
+    expect(prefilled).to.deep.equal([]);
+    // Still documented, where no form reads it.
+    expect(workspaceId?.schema?.examples).to.deep.equal(['ws_01JD2Z3K4M5N6P7Q8R9S0T1V2W']);
+  });
+
   it('lists in the Problem schema only the members the service sends', async () => {
     const problem = (await served()).components.schemas.Problem as Schema;
     expect(Object.keys(problem.properties).sort()).to.deep.equal(
