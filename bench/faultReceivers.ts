@@ -1,6 +1,6 @@
 // What bench/faults.ts delivers to, in the bench's own process (never the one it kills): a webhook
 // receiver counting each `webhook-id` per endpoint path, a receiver that accepts requests and never
-// answers, and an SMTP sink counting each X-Switchboard-Message-Id.
+// answers, and an SMTP sink counting each X-Switchboard-Message-ID.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -89,7 +89,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('latin1');
         const headers = raw.slice(0, raw.indexOf('\r\n\r\n'));
-        const id = /^X-Switchboard-Message-Id:\s*(\S+)/im.exec(headers)?.[1] ?? 'missing';
+        const id = /^X-Switchboard-Message-ID:\s*(\S+)/im.exec(headers)?.[1] ?? 'missing';
         byMessageId.set(id, (byMessageId.get(id) ?? 0) + 1);
         arrivals.push(performance.now());
         callback(null, 'queued');

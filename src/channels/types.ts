@@ -8,7 +8,7 @@ export type SendStage = 'config' | 'connect' | 'tls' | 'auth' | 'mail-from' | 'r
 
 export type EmailMessage = {
   channel: 'email';
-  /** Our message id: sent as X-Switchboard-Message-Id and as the local part of Message-ID. */
+  /** Our message id: sent as X-Switchboard-Message-ID and as the local part of Message-ID. */
   id: string;
   to: string;
   subject: string;

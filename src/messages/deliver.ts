@@ -277,7 +277,7 @@ export function buildTelegram(app: Services, message: MessageRow, context: Deliv
 }
 
 /**
- * Message-ID, X-Switchboard-Message-Id and the List-Unsubscribe headers are the channel's to write.
+ * Message-ID, X-Switchboard-Message-ID and the List-Unsubscribe headers are the channel's to write.
  * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
  * the plain links and never shows the honeypot); the preheader after tracking, so that it is the
  * body's first element, before the honeypot.

@@ -1,5 +1,5 @@
 // The Channel boundary over email: what reaches the SMTP server (our Message-ID, the
-// X-Switchboard-Message-Id and RFC 8058 headers, a DKIM signature covering both List-* headers)
+// X-Switchboard-Message-ID and RFC 8058 headers, a DKIM signature covering both List-* headers)
 // and how each SMTP answer is classified.
 import { generateKeyPairSync } from 'node:crypto';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
@@ -60,7 +60,7 @@ describe('sending email through the channel boundary', () => {
   };
   const send = (email: EmailMessage) => sendMessage(server().context, workspaceId, email);
 
-  it('sends our Message-ID, X-Switchboard-Message-Id and the RFC 8058 headers, DKIM-signed over both List-* headers', async () => {
+  it('sends our Message-ID, X-Switchboard-Message-ID and the RFC 8058 headers, DKIM-signed over both List-* headers', async () => {
     await configure({
       dkim: {
         domain: 'acme.test',
@@ -80,6 +80,8 @@ describe('sending email through the channel boundary', () => {
     expect(parsed.html).to.contain('<p>Hi there</p>');
     const headers = headerValues(parsed.headerLines);
     expect(headers['x-switchboard-message-id']).to.equal('msg_0001');
+    // Spelt on the wire as the README writes it (nodemailer upper-cases a trailing -ID).
+    expect(raw.toString('utf8')).to.match(/^X-Switchboard-Message-ID: msg_0001\r$/m);
     expect(headers['list-unsubscribe']).to.equal(
       '<https://app.example.test/u/TOKEN>, <mailto:unsub+TOKEN@acme.test>',
     );

@@ -121,7 +121,7 @@ export function mailOptions(
   feedbackProviders: readonly FeedbackProvider[] = [],
 ): SendMailOptions {
   const headers: Headers = {
-    'X-Switchboard-Message-Id': message.id,
+    'X-Switchboard-Message-ID': message.id,
     ...feedbackHeaders(feedbackProviders, message.id),
   };
   if (message.unsubscribe) {

@@ -13,7 +13,7 @@ import { smtpConnectTarget } from './target.ts';
 /** Headers the DKIM signature covers: nodemailer's default list leaves out List-Unsubscribe-Post (RFC 8058 needs it). */
 export const DKIM_SIGNED_HEADERS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
-  'List-Unsubscribe:List-Unsubscribe-Post:List-Id:X-Switchboard-Message-Id';
+  'List-Unsubscribe:List-Unsubscribe-Post:List-Id:X-Switchboard-Message-ID';
 
 export type EmailTransport = { version: number; settings: OpenedEmailSettings; pool: SmtpPool };
 
