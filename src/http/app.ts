@@ -18,7 +18,13 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.ts';
-import { findJsonLimitBreach, type JsonLimits, jsonLimitsOf, refuseJsonLimitBreach } from './jsonLimits.ts';
+import {
+  findJsonLimitBreach,
+  JSON_BODY_LIMIT_BYTES,
+  type JsonLimits,
+  jsonLimitsOf,
+  refuseJsonLimitBreach,
+} from './jsonLimits.ts';
 import { MALFORMED_JSON, OversizedBody } from './malformedJson.ts';
 import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
@@ -28,7 +34,7 @@ import { findUnstorableText, NUL_MESSAGE } from './validation.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const BODY_LIMIT = '1mb';
+const BODY_LIMIT = JSON_BODY_LIMIT_BYTES;
 
 function requestIdAndLog(app: AppContext) {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { startThreadCalls } from '../threads/calls.ts';
 import { rowIds } from './bulkIds.ts';
 import { type CheckedChunk, type CheckSetup, type ChunkRequest, checkChunk } from './checkChunk.ts';
-import { LINE_BREAK } from './read.ts';
+import { lineSpans } from './read.ts';
 
 /** Bytes read at a time; a chunk is what they hold up to their last line break. */
 const CHUNK_BYTES = 128 * 1024;
@@ -23,20 +23,6 @@ const THREAD_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 
 export const checkerCount = () => Math.min(4, availableParallelism());
 
 const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-
-/** How many lines end in `bytes` (which end with a line break), counted as LINE_BREAK splits them. */
-function lineBreaks(bytes: Uint8Array): number {
-  if (!bytes.includes(CARRIAGE_RETURN)) {
-    let count = 0;
-    for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
-    return count;
-  }
-  return (
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(LINE_BREAK)
-      .length - 1
-  );
-}
 
 /** The file as chunks of whole lines, each in a buffer of its own (moved to a thread, not copied). */
 async function* wholeLines(file: string, progress: { bytes: number }): AsyncGenerator<Uint8Array> {
@@ -99,7 +85,8 @@ export async function* checkedChunks(
   try {
     for await (const bytes of wholeLines(file, progress)) {
       const request = { id, bytes, firstLine };
-      firstLine += lineBreaks(bytes); // before the bytes move to a thread
+      // Counted before the bytes move to a thread; a chunk ends with a line break (but the last).
+      firstLine += lineSpans(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).length / 2;
       answers.push(all[id % all.length].check(request));
       id++;
       while (answers.length >= all.length * AHEAD_PER_CHECKER) yield await answers.shift()!;

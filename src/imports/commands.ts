@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { registerStepQueue } from '../campaigns/index.ts';
 import { type CliContext, parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
+import { jsonLimitsOf } from '../http/jsonLimits.ts';
 import { createBoss } from '../jobs/boss.ts';
 import { importFile } from './importFile.ts';
 import { progressBar } from './progress.ts';
@@ -80,6 +81,7 @@ function action(kind: ImportKind) {
           triggerCampaigns: options.triggerCampaigns ?? false,
           progress,
           checkers: context.config.IMPORT_CHECKERS,
+          limits: jsonLimitsOf(context.config),
         }),
       ),
     )) as Summary;

@@ -26,7 +26,8 @@ import {
 } from './eventQueries.ts';
 import { type Progress, phaseClock } from './progress.ts';
 import { csvRecords, type Format } from './read.ts';
-import { CONTACT_COLUMNS, checkRow, csvContact, EVENT_COLUMNS, type ImportKind } from './rows.ts';
+import type { JsonLimits } from './rowLimits.ts';
+import { CONTACT_COLUMNS, checkCsvRecord, csvRecord, EVENT_COLUMNS, type ImportKind } from './rows.ts';
 import { applyImportEffects, type EffectCounts } from './sideEffects.ts';
 import { createStaging, type Staging } from './stage.ts';
 import { countSkips, prepareMerge, refusedRows, subscribedTypes } from './stagingQueries.ts';
@@ -43,6 +44,8 @@ export type ImportOptions = {
   progress: Progress;
   /** Threads that check an NDJSON file's rows, the main one included (IMPORT_CHECKERS). */
   checkers?: number;
+  /** The API's limits of a JSON body (JSON_MAX_*), each row held to them. */
+  limits: JsonLimits;
 };
 
 /** Contacts per page of side effects: memory and statement size stay bounded whatever the file. */
@@ -130,17 +133,15 @@ async function loadCsv(
   for await (const record of csvRecords(options.file, options.progress.counter)) {
     loaded.rows++;
     options.progress.rows(1);
-    const value =
-      'value' in record ? (options.kind === 'contacts' ? csvContact(record.value) : record.value) : null;
-    const checked = value
-      ? checkRow(options.kind, record.line, value, ids)
-      : { reason: (record as { error: string }).error };
+    const read = 'error' in record ? { reason: record.error } : csvRecord(options.kind, record.value);
+    const checked =
+      'value' in read ? checkCsvRecord(options.kind, record.line, read.value, ids, options.limits) : read;
     if ('copy' in checked) await staging.write(checked.copy);
     else
       await refuseRow(options, loaded, rejects, {
         line: record.line,
         reason: checked.reason,
-        record: value ?? undefined,
+        record: 'value' in read ? read.value : undefined,
       });
   }
 }
@@ -153,7 +154,7 @@ async function loadNdjson(
   seed: IdSeed,
   loaded: Loaded,
 ) {
-  const setup = { kind: options.kind, seed, keepRecords: options.skipInvalid };
+  const setup = { kind: options.kind, seed, keepRecords: options.skipInvalid, limits: options.limits };
   const chunks = checkedChunks(options.file, setup, options.progress.counter, options.checkers);
   for await (const chunk of chunks) {
     loaded.rows += chunk.rows;

@@ -35,8 +35,31 @@ export async function fileSize(file: string): Promise<number> {
   return (await stat(file)).size;
 }
 
-/** NDJSON line breaks, as readline (crlfDelay: Infinity) takes them: \r\n, \n, or a lone \r. */
-export const LINE_BREAK = /\r\n|\n|\r/;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** The earlier of two places, -1 being none. */
+const earliest = (at: number, other: number) => (other === -1 || other > at ? at : other);
+
+/**
+ * Where each NDJSON line of `bytes` starts and ends, its break left out, as `[start, end, start,
+ * end, …]`: broken as readline (crlfDelay: Infinity) breaks them, at \r\n, \n or a lone \r, bytes
+ * that are never part of a UTF-8 character. No line follows a final break.
+ */
+export function lineSpans(bytes: Buffer): number[] {
+  const spans: number[] = [];
+  let newline = bytes.indexOf(NEWLINE);
+  let carriageReturn = bytes.indexOf(CARRIAGE_RETURN);
+  for (let start = 0; start < bytes.length; ) {
+    if (newline !== -1 && newline < start) newline = bytes.indexOf(NEWLINE, start);
+    if (carriageReturn !== -1 && carriageReturn < start)
+      carriageReturn = bytes.indexOf(CARRIAGE_RETURN, start);
+    const end = earliest(earliest(bytes.length, newline), carriageReturn);
+    spans.push(start, end);
+    start = end + (bytes[end] === CARRIAGE_RETURN && bytes[end + 1] === NEWLINE ? 2 : 1);
+  }
+  return spans;
+}
 
 /** One NDJSON line: its object, why it is none, or null for a blank line (skipped, still counted). */
 export function ndjsonValue(text: string): { value: Record<string, unknown> } | { error: string } | null {

@@ -5,8 +5,11 @@ import { AnonymousId, Email, JsonObject, Name, Phone } from '../contacts/index.t
 import { IngestEventBody } from '../events/index.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import type { RowIds } from './bulkIds.ts';
+import { type JsonLimits, recordBreach } from './rowLimits.ts';
 
 export type Checked = { copy: string } | { reason: string };
+/** A CSV row as the record it makes, or why it makes none. */
+type CsvRead = { value: Record<string, unknown> } | { reason: string };
 
 export const ContactRecord = z.strictObject({
   email: Email,
@@ -17,30 +20,42 @@ export const ContactRecord = z.strictObject({
   attributes: JsonObject.optional(),
 });
 
-/** CSV headers that name a contact field (any other column becomes an attribute). */
-const CSV_FIELDS: Record<string, string> = {
-  email: 'email',
-  firstname: 'firstName',
-  first_name: 'firstName',
-  lastname: 'lastName',
-  last_name: 'lastName',
-  phone: 'phone',
-  anonymousid: 'anonymousId',
-  anonymous_id: 'anonymousId',
-};
+/**
+ * CSV headers that name a contact field (any other column becomes an attribute). A Map: an
+ * object's lookup would find `constructor` or `__proto__` on its prototype and make them fields.
+ */
+const CSV_FIELDS = new Map([
+  ['email', 'email'],
+  ['firstname', 'firstName'],
+  ['first_name', 'firstName'],
+  ['lastname', 'lastName'],
+  ['last_name', 'lastName'],
+  ['phone', 'phone'],
+  ['anonymousid', 'anonymousId'],
+  ['anonymous_id', 'anonymousId'],
+]);
+
+/**
+ * The API drops an attribute named `__proto__` (zod leaves it out of the object it returns, as
+ * assigning it would replace the object's prototype), so such a column could only be lost: the
+ * row is refused, naming the column, rather than imported without it.
+ */
+const UNSTORABLE_ATTRIBUTE = '__proto__';
 
 /** A CSV row as a contact record: known columns are fields, the rest attributes; empty cells are absent. */
-export function csvContact(row: Record<string, unknown>): Record<string, unknown> {
+function csvContact(row: Record<string, unknown>): CsvRead {
   const record: Record<string, unknown> = {};
   const attributes: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
     if (value === '' || value === undefined) continue;
-    const field = CSV_FIELDS[column.toLowerCase()];
+    const field = CSV_FIELDS.get(column.toLowerCase());
     if (field) record[field] = value;
+    else if (column === UNSTORABLE_ATTRIBUTE)
+      return { reason: `${column}: cannot be an attribute's name (the API drops it): rename the column` };
     else attributes[column] = value;
   }
   if (Object.keys(attributes).length) record.attributes = attributes;
-  return record;
+  return { value: record };
 }
 
 // jsonb and text hold no NUL character, and jsonb no lone surrogate: the API refuses both before
@@ -165,6 +180,11 @@ export function checkEvent(lineNumber: number, record: Record<string, unknown>, 
 
 export type ImportKind = 'contacts' | 'events';
 
+/** A CSV row as the record the API would take (a contacts row made one by csvContact), or why it is none. */
+export function csvRecord(kind: ImportKind, row: Record<string, unknown>): CsvRead {
+  return kind === 'contacts' ? csvContact(row) : { value: row };
+}
+
 /** A row of either kind (a CSV row already made a contact record by csvContact). */
 export function checkRow(
   kind: ImportKind,
@@ -173,4 +193,16 @@ export function checkRow(
   ids: RowIds,
 ): Checked {
   return kind === 'contacts' ? checkContact(line, record, ids) : checkEvent(line, record, ids);
+}
+
+/** A record read from CSV: held to the API's body limits as the JSON it would be sent as, then checked. */
+export function checkCsvRecord(
+  kind: ImportKind,
+  line: number,
+  record: Record<string, unknown>,
+  ids: RowIds,
+  limits: JsonLimits,
+): Checked {
+  const breach = recordBreach(record, limits);
+  return breach ? { reason: breach } : checkRow(kind, line, record, ids);
 }
