@@ -1,4 +1,6 @@
 // The service under test, started once per run by the root hooks.
+
+import pg from 'pg';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import type { AppContext } from '../../src/http/context.ts';
 
@@ -45,29 +47,62 @@ export function server(): Running {
   return running;
 }
 
-export async function startServer(dataDir: string): Promise<void> {
+const TEMPLATE_DATABASE = 'switchboard_test_template';
+
+/**
+ * The run's PostgreSQL, in the main process before any test file runs: started (or taken from
+ * TEST_DATABASE_URL), with a template database migrated once. Processes that run tests find it
+ * through the environment, which `--parallel` workers inherit.
+ */
+export async function startTestCluster(dataDir: string): Promise<() => Promise<void>> {
   Object.assign(process.env, TEST_ENV, { DATA_DIR: dataDir });
   const embedded = process.env.TEST_DATABASE_URL
     ? { url: process.env.TEST_DATABASE_URL, stop: async () => {} }
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  process.env.DATABASE_URL = embedded.url;
+  const templateUrl = await createDatabase(embedded.url, TEMPLATE_DATABASE);
+  const runtime = await import('../../src/app/runtime.ts');
+  await runtime.migrateAll(templateUrl);
+  process.env.SWITCHBOARD_TEST_TEMPLATE_URL = templateUrl;
+  return () => embedded.stop();
+}
+
+/** A fresh database named `name` on the server of `url`: a copy of the template when given one. */
+async function createDatabase(url: string, name: string, template?: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
+  const databaseUrl = new URL(url);
+  databaseUrl.pathname = `/${name}`;
+  return databaseUrl.toString();
+}
+
+/** This process's own database, cloned from the template, and the service on it; once a process. */
+export async function ensureServer(): Promise<void> {
+  if (running) return;
+  const templateUrl = process.env.SWITCHBOARD_TEST_TEMPLATE_URL;
+  if (!templateUrl) throw new Error('the test cluster is not running (root hooks not loaded?)');
+  const databaseUrl = await createDatabase(templateUrl, `switchboard_test_${process.pid}`, TEMPLATE_DATABASE);
+  process.env.DATABASE_URL = databaseUrl;
   // Imported only now, so that configuration is parsed from the test environment above.
   const { config } = await import('../../src/config.ts');
   const runtime = await import('../../src/app/runtime.ts');
-  await runtime.migrateAll(embedded.url);
-  const context = await runtime.createContext(config(), embedded.url, 'worker');
+  const context = await runtime.createContext(config(), databaseUrl, 'worker');
   const worker = await runtime.startWorker(context);
   const web = await runtime.startWeb(context, 0);
   running = {
     baseUrl: `http://127.0.0.1:${web.port}`,
-    databaseUrl: embedded.url,
-    dataDir,
+    databaseUrl,
+    dataDir: process.env.DATA_DIR ?? '',
     context,
     stop: async () => {
       await web.stop();
       await worker.stop();
       await runtime.closeContext(context);
-      await embedded.stop();
     },
   };
 }
