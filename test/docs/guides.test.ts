@@ -1,0 +1,48 @@
+// Every request example in docs/guides is replayed against the real server, in order, and its
+// response held against what the guide shows (test/docs/examples.ts says how). A guide whose
+// example no longer holds fails here, with the line of the example.
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { SCOPES } from '../../src/http/scopes.ts';
+import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { readExchanges, Substitutions } from './examples.ts';
+
+const GUIDES = new URL('../../docs/guides/', import.meta.url);
+const guides = readdirSync(GUIDES).filter((name) => name.endsWith('.md'));
+
+describe('docs/guides: every request example holds against the real server', () => {
+  it('finds guides with examples', () => {
+    expect(guides).to.not.be.empty;
+  });
+
+  for (const guide of guides) {
+    it(guide, async function () {
+      this.timeout(60_000);
+      const exchanges = readExchanges(readFileSync(new URL(guide, GUIDES), 'utf8'));
+      expect(exchanges, `${guide} has no request examples`).to.not.be.empty;
+      const { client: admin, workspaceId } = await workspaceWithAdmin('Guide');
+      const { key } = await keyClient(admin, workspaceId, [...SCOPES]);
+      const substitutions = new Substitutions();
+      for (const exchange of exchanges) {
+        const where = `docs/guides/${guide}:${exchange.line}`;
+        const shownWorkspace = /\bws_[0-9A-Z]{26}\b/.exec(exchange.path)?.[0];
+        if (shownWorkspace) substitutions.set(shownWorkspace, workspaceId);
+        const headers = Object.fromEntries(
+          Object.entries(exchange.headers).map(([name, value]) => [name, substitutions.apply(value)]),
+        );
+        if (headers.authorization?.startsWith('Bearer ')) headers.authorization = `Bearer ${key}`;
+        const body =
+          exchange.body === undefined ? undefined : substitutions.apply(JSON.stringify(exchange.body));
+        const response = await admin.request(exchange.method, substitutions.apply(exchange.path), {
+          headers,
+          body,
+          key: headers.authorization ? undefined : '',
+        });
+        expect(response.status, `${where}: ${response.text}`).to.equal(exchange.status);
+        if (exchange.responseBody === undefined) continue;
+        const problem = substitutions.mismatch(exchange.responseBody, response.body);
+        expect(problem, `${where}: ${problem}`).to.equal(undefined);
+      }
+    });
+  }
+});
