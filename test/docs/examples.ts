@@ -96,7 +96,7 @@ export class Substitutions {
   private generated(shown: string, actual: string): boolean {
     if (TIMESTAMP.test(shown)) return TIMESTAMP.test(actual);
     const shape = GENERATED_ID.test(shown) ? GENERATED_ID : SECRET.test(shown) ? SECRET : undefined;
-    if (!shape || !shape.test(actual) || shown.split('_')[0] !== actual.split('_')[0]) return false;
+    if (!shape?.test(actual) || shown.split('_')[0] !== actual.split('_')[0]) return false;
     const known = this.values.get(shown);
     if (known !== undefined) return known === actual;
     this.values.set(shown, actual);
