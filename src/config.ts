@@ -112,6 +112,9 @@ const hostList = z.string().transform((value) =>
     .filter(Boolean),
 );
 
+/** OWASP's argon2id memory for passwords, in KiB: the default, and the least production accepts. */
+export const OWASP_MEMORY_KIB = 19_456;
+
 const environmentSchema = z.object({
   NODE_ENV: oneOf(['development', 'test', 'production']).default('development'),
   PORT: wholeNumber(0, 65535).default(3000),
@@ -142,6 +145,8 @@ const environmentSchema = z.object({
   REGISTRATION_WINDOW_MINUTES: wholeNumber(1).default(60),
   PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).default(2),
   PASSWORD_HASH_QUEUE: wholeNumber(0, 100_000).default(64),
+  // argon2id's memory per new hash; lower only to make test runs fast (refused in production).
+  PASSWORD_HASH_MEMORY_KIB: wholeNumber(8, 1_048_576, ' of KiB').default(OWASP_MEMORY_KIB),
   INVITATION_EXPIRY_DAYS: wholeNumber(1, 365).default(14),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Unset: readable lines on a terminal, JSON (one object a line) anywhere else.
@@ -311,6 +316,11 @@ export function parseConfig(environment: NodeJS.ProcessEnv): Config {
       parsed.ALLOW_PRIVATE_TARGETS === undefined ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : 'ALLOW_PRIVATE_TARGETS';
     throw new ConfigError(
       `Invalid configuration:\n  ${name}: may not be true in production (SSRF protection)`,
+    );
+  }
+  if (production && parsed.PASSWORD_HASH_MEMORY_KIB < OWASP_MEMORY_KIB) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PASSWORD_HASH_MEMORY_KIB: may not be below ${OWASP_MEMORY_KIB} in production (OWASP's argon2id minimum)`,
     );
   }
   if (production && parsed.PUSH_ALLOW_ANY_ENDPOINT) {

@@ -44,7 +44,7 @@ export async function changePassword(
   if (!valid)
     throw new ValidationError([{ path: 'body.currentPassword', message: 'is not your current password' }]);
   await clearAfterSignin(pool, attempt);
-  const passwordHash = await hashPassword(input.newPassword);
+  const passwordHash = await hashPassword(input.newPassword, config.PASSWORD_HASH_MEMORY_KIB);
   await pool.transaction(async (tx) => {
     await updatePasswordHash(tx, withHash.id, passwordHash);
     await deleteOtherSessions(tx, withHash.id, input.sessionId);

@@ -21,9 +21,10 @@ export function normaliseEmail(email: string): string {
 
 export async function registerUser(
   db: Db,
+  config: Config,
   input: { name: string; email: string; password: string },
 ): Promise<User> {
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_MEMORY_KIB);
   try {
     const row = await insertUser(db, {
       id: newId('user'),
@@ -60,7 +61,10 @@ export async function authenticateUser(
   let valid: boolean;
   try {
     user = await findUserByEmailWithHash(db, email);
-    valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+    valid = await verifyPassword(
+      input.password,
+      user?.password_hash ?? (await dummyPasswordHash(config.PASSWORD_HASH_MEMORY_KIB)),
+    );
   } catch (error) {
     await releaseAttempt(db, attempt);
     throw error;
@@ -81,7 +85,7 @@ export async function registerUserFrom(
 ): Promise<User> {
   const attempt = await reserveRegistration(db, config, ip);
   try {
-    return await registerUser(db, input);
+    return await registerUser(db, config, input);
   } catch (error) {
     // A taken email counts (409: one more probe); a busy or failing server does not.
     if (!(error instanceof ConflictError)) await releaseAttempt(db, attempt);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { Email, findUserByEmail, RegisterBody, registerUser } from '../accounts/index.ts';
 import { parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
 import { readNewPassword } from '../cli/prompt.ts';
+import type { Config } from '../config.ts';
 import type { Tx } from '../db/pool.ts';
 import { BadRequestError, NotFoundError } from '../http/errors.ts';
 import { findWorkspaceById } from './queries.ts';
@@ -46,8 +47,8 @@ async function newUserInput(options: Options, email: string): Promise<NewUser> {
   return parseOrThrow(RegisterBody, { name, email, password });
 }
 
-async function createUser(tx: Tx, input: NewUser): Promise<User> {
-  const user = await registerUser(tx, input);
+async function createUser(tx: Tx, config: Config, input: NewUser): Promise<User> {
+  const user = await registerUser(tx, config, input);
   return { id: user.id, email: user.email, name: user.name, created: true };
 }
 
@@ -69,7 +70,7 @@ async function grantWorkspace(
 async function createAction(options: Options) {
   const { email } = parseOrThrow(z.object({ email: Email }), { email: options.email });
   const target = parseTarget(options);
-  const { user, workspace } = await withDatabase(async ({ db }) => {
+  const { user, workspace } = await withDatabase(async ({ db, config }) => {
     const existing = await findUserByEmail(db, email);
     if (existing && (options.password !== undefined || options.name !== undefined))
       throw new BadRequestError(
@@ -79,7 +80,7 @@ async function createAction(options: Options) {
       throw new NotFoundError('Workspace', `No workspace ${target.workspaceId}.`);
     const input = existing ? null : await newUserInput(options, email);
     return db.transaction(async (tx) => {
-      const user = input ? await createUser(tx, input) : { ...existing!, created: false };
+      const user = input ? await createUser(tx, config, input) : { ...existing!, created: false };
       return { user, workspace: await grantWorkspace(tx, user, target) };
     });
   });

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import { z } from 'zod';
+import { OWASP_MEMORY_KIB } from '../../src/config.ts';
 import { Client } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
-import { ISO_MS, sessionCookieOf, signIn } from './helpers.ts';
+import { server, startSecondWeb } from '../support/server.ts';
+import { ISO_MS, sessionCookieOf, signIn, sql, testDb } from './helpers.ts';
 
 function register(body: unknown) {
   return new Client().post('/api/auth/register', body);
@@ -96,6 +99,55 @@ describe('accounts: registration', () => {
 
   it('answers 400 for a body that is not an object', async () => {
     expectProblem(await register(['Ada']), 400);
+  });
+});
+
+describe('accounts: password hashing', () => {
+  const storedHash = (email: string) =>
+    testDb().oneFirst(
+      sql.type(
+        z.object({ password_hash: z.string() }),
+      )`select password_hash from users where email = ${email}`,
+    );
+  const post = (base: string, path: string, body: unknown) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it("hashes at PASSWORD_HASH_MEMORY_KIB (OWASP's 19 MiB when set so) and checks hashes of any setting", async () => {
+    // The suite's server hashes cheaply (TEST_ENV); a second web on the same database has the real setting.
+    expect(server().context.config.PASSWORD_HASH_MEMORY_KIB).to.be.below(OWASP_MEMORY_KIB);
+    const real = await startSecondWeb({ PASSWORD_HASH_MEMORY_KIB: OWASP_MEMORY_KIB });
+    try {
+      const owasp = uniqueEmail();
+      const registered = await post(real.url, '/api/auth/register', {
+        name: 'Ada',
+        email: owasp,
+        password: PASSWORD,
+      });
+      expect(registered.status, await registered.clone().text()).to.equal(201);
+      const hash = await storedHash(owasp);
+      expect(hash).to.match(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[\w-]{22}\$[\w-]{43}$/);
+      expect(hash).not.to.contain(PASSWORD);
+
+      const cheap = uniqueEmail();
+      expect((await register({ name: 'Bo', email: cheap, password: PASSWORD })).status).to.equal(201);
+      const memory = server().context.config.PASSWORD_HASH_MEMORY_KIB;
+      expect(await storedHash(cheap)).to.match(new RegExp(`^\\$argon2id\\$v=19\\$m=${memory},t=2,p=1\\$`));
+
+      // Each hash keeps its parameters: either web checks either user, right and wrong passwords alike.
+      for (const base of [real.url, server().baseUrl]) {
+        for (const email of [owasp, cheap]) {
+          expect((await post(base, '/api/auth/signin', { email, password: PASSWORD })).status).to.equal(200);
+          const wrong = await post(base, '/api/auth/signin', { email, password: `${PASSWORD}!` });
+          expect(wrong.status).to.equal(401);
+        }
+      }
+    } finally {
+      await real.stop();
+    }
   });
 });
 

@@ -174,3 +174,26 @@ describe('outbound targets and secrets at rest', () => {
     ).to.deep.equal(['relay.internal', '10.0.0.5', 'fd00::1']);
   });
 });
+
+describe('configuration: password hashing', () => {
+  it("keeps OWASP's argon2id memory by default, and allows less only outside production", () => {
+    const production = { NODE_ENV: 'production', SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY };
+    expect(parseConfig({}).PASSWORD_HASH_MEMORY_KIB).to.equal(19_456);
+    expect(parseConfig(production).PASSWORD_HASH_MEMORY_KIB).to.equal(19_456);
+    expect(
+      parseConfig({ NODE_ENV: 'test', PASSWORD_HASH_MEMORY_KIB: '64' }).PASSWORD_HASH_MEMORY_KIB,
+    ).to.equal(64);
+    expect(
+      parseConfig({ ...production, PASSWORD_HASH_MEMORY_KIB: '65536' }).PASSWORD_HASH_MEMORY_KIB,
+    ).to.equal(65_536);
+    expect(failure({ ...production, PASSWORD_HASH_MEMORY_KIB: '19455' })).to.contain(
+      'PASSWORD_HASH_MEMORY_KIB: may not be below 19456 in production',
+    );
+    // argon2 itself needs 8 KiB per lane; a GiB per derivation is past any sensible setting.
+    for (const value of ['7', '1048577', '19.5', 'lots']) {
+      expect(failure({ PASSWORD_HASH_MEMORY_KIB: value }), value).to.contain(
+        'PASSWORD_HASH_MEMORY_KIB: must be a whole number of KiB from 8 to 1048576',
+      );
+    }
+  });
+});

@@ -21,6 +21,10 @@ export const TEST_ENV: Record<string, string> = {
   // Every test calls the public endpoints from 127.0.0.1; their limits have tests of their own.
   PUBLIC_RATE_LIMIT_PER_IP: '1000000',
   FORM_RATE_LIMIT_PER_IP: '1000000',
+  // Every factory registers and signs in: two argon2id derivations each, about 70 ms apiece at
+  // OWASP's 19 MiB. 64 KiB makes them well under a millisecond; test/foundation/accounts.test.ts
+  // checks hashing at the real setting on a second web.
+  PASSWORD_HASH_MEMORY_KIB: '64',
   // Web push goes to a local HTTPS fake push service (test/push/fakePushService.ts) and its CA.
   PUSH_ALLOW_ANY_ENDPOINT: 'true',
   PUSH_CA_FILE: new URL('../push/fixtures/ca.pem', import.meta.url).pathname,
