@@ -10,10 +10,14 @@
 // What the guide shows is what must come back: the status, and the body, where objects have
 // exactly the keys shown (a `"…": "…"` entry allows more) and arrays the elements shown (a last
 // element `"…"` allows more). A generated value (an id, a secret, a timestamp) matches any value
-// of its shape; everything else must be equal.
+// of its shape; everything else must be equal. What the worker does after the answer (a message
+// sent, a delivery made) is shown with `<!-- eventually -->` on the line before the request: that
+// request is sent again, for up to ten seconds, until its answer holds.
 
 export type Exchange = {
   line: number;
+  /** The guide marks it `<!-- eventually -->`: the worker's doing, so it is asked again until it holds. */
+  eventually: boolean;
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -38,20 +42,28 @@ function parseMessage(text: string): { start: string; headers: Record<string, st
 
 /** The exchanges of one guide, in order; a request without its response is an error. */
 export function readExchanges(markdown: string): Exchange[] {
-  const blocks = [...markdown.matchAll(FENCE)].map((match) => ({
-    text: match[1],
-    line: markdown.slice(0, match.index).split('\n').length,
-  }));
+  const blocks = [...markdown.matchAll(FENCE)].map((match) => {
+    const before = markdown.slice(0, match.index);
+    return {
+      text: match[1],
+      line: before.split('\n').length,
+      eventually: before.trimEnd().endsWith('<!-- eventually -->'),
+    };
+  });
   const exchanges: Exchange[] = [];
   for (let i = 0; i < blocks.length; i++) {
     const request = parseMessage(blocks[i].text);
     const requestLine = /^(GET|POST|PUT|PATCH|DELETE) (\S+)$/.exec(request.start);
     if (!requestLine) throw new Error(`line ${blocks[i].line}: an http block must start with METHOD /path`);
+    if (blocks[i].eventually && requestLine[1] !== 'GET') {
+      throw new Error(`line ${blocks[i].line}: only a GET may be sent again (<!-- eventually -->)`);
+    }
     const response = blocks[i + 1] && parseMessage(blocks[i + 1].text);
     const statusLine = response && /^HTTP\/1\.1 (\d{3})\b/.exec(response.start);
     if (!statusLine) throw new Error(`line ${blocks[i].line}: a request must be followed by its response`);
     exchanges.push({
       line: blocks[i].line,
+      eventually: blocks[i].eventually,
       method: requestLine[1],
       path: requestLine[2],
       headers: request.headers,
@@ -82,6 +94,20 @@ export class Substitutions {
     let out = text;
     for (const [shown, actual] of this.values) out = out.split(shown).join(actual);
     return out;
+  }
+
+  /**
+   * Why `actual` does not match what the guide shows, or undefined when it does; the ids it pairs
+   * are kept only when the whole answer matches (a retried request may match in part).
+   */
+  match(shown: unknown, actual: unknown): string | undefined {
+    const before = new Map(this.values);
+    const problem = this.mismatch(shown, actual);
+    if (problem) {
+      this.values.clear();
+      for (const [key, value] of before) this.values.set(key, value);
+    }
+    return problem;
   }
 
   /** Why `actual` does not match what the guide shows at `path`, or undefined when it does. */

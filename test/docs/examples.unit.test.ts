@@ -24,6 +24,7 @@ describe('docs/guides harness', () => {
     const [exchange] = readExchanges(guide);
     expect(exchange).to.deep.include({
       line: 2,
+      eventually: false,
       method: 'POST',
       path: '/api/workspaces/ws_01JQ7Z0000000000000000000A/contacts',
       status: 201,
@@ -31,6 +32,15 @@ describe('docs/guides harness', () => {
       responseBody: { id: 'ct_01JQ7Z0000000000000000000B', email: 'ada@example.com' },
     });
     expect(exchange.headers.authorization).to.equal('Bearer sb_example');
+  });
+
+  it('marks a GET the guide says holds eventually, and refuses the mark on anything else', () => {
+    const get = guide
+      .replace('POST /api', 'GET /api')
+      .replace('Some prose.', 'Later:\n\n<!-- eventually -->\n');
+    expect(readExchanges(get)[0]).to.include({ method: 'GET', eventually: true, line: 5 });
+    expect(readExchanges(guide)[0].eventually).to.equal(false);
+    expect(() => readExchanges(guide.replace('Some prose.', '<!-- eventually -->'))).to.throw(/only a GET/);
   });
 
   it('refuses a request that has no response after it', () => {
