@@ -1,4 +1,4 @@
-// The import rules of the layers (README.md, "Layout"), checked by `npm run lint`
+// The import rules of the layers (docs/architecture/layers.md), checked by `npm run lint`
 // (test/lint/checkImports.ts runs dependency-cruiser with this configuration).
 //
 //   bin/ → src/app/ (composition) → features → platform kits → ground (config.ts, log.ts, version.ts)
@@ -55,7 +55,8 @@ module.exports = {
     },
     {
       name: 'kit-imports-feature-or-composition',
-      comment: 'Platform kits (http, jobs, outbox, db, cli, net, secrets, templates) know no feature: what they need is handed in.',
+      comment:
+        'Platform kits (http, jobs, outbox, db, cli, net, secrets, templates) know no feature: what they need is handed in.',
       severity: 'error',
       from: { path: any(KITS) },
       to: { path: [FEATURE, '^src/app/'] },

@@ -14,7 +14,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The bench's settings beside the defaults: shorter leases and expiries so that recovery from a
- * killed worker takes seconds rather than the production minutes (the README says which).
+ * killed worker takes seconds rather than the production minutes (bench/README.md says which).
  */
 export const FAULT_SETTINGS = {
   WEBHOOK_TIMEOUT_MS: '3000',

@@ -220,7 +220,7 @@ function batch(setup: Setup, disjoint = false) {
 /**
  * Statistics as a running service has them: autovacuum would analyze the freshly loaded tables
  * within its next rounds, and until then the planner takes the new workspace for a handful of rows
- * and scans it whole (README, "Benchmarks"). Measuring before that would measure the timing of
+ * and scans it whole (bench/HISTORY.md). Measuring before that would measure the timing of
  * autovacuum, not the service.
  */
 async function analyze(databaseUrl: string) {

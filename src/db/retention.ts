@@ -13,7 +13,7 @@ import { type Db, sql } from './pool.ts';
 export type RetentionRule = {
   /** The table rows are deleted from (children may follow by `on delete cascade`). */
   table: string;
-  /** What goes, in words (for `prune --dry-run` and the README). */
+  /** What goes, in words (for `prune --dry-run` and docs/operate/retention.md). */
   rule: string;
   /** The condition on `table` of the rows that may go now; null when the operator set no limit. */
   where: (config: Config, now: Date) => FragmentSqlToken | null;

@@ -1,4 +1,4 @@
-// The side effects of ingest, in the spec's order, set-based over every contact of the request:
+// The side effects of ingest, in the order events.create documents (/api/openapi), set-based over every contact of the request:
 // 1. segments that can depend on the event types each contact brought (every one for new contacts);
 // 2. campaigns whose trigger matches an event or a segment just entered;
 // 3. scoring rules; 4. segments that read the lead score, for contacts whose score moved, and

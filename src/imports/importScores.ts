@@ -61,7 +61,7 @@ async function fireWithCooldown(tx: Tx, options: ScoreOptions, rule: OrderedRule
 }
 
 /**
- * One change per contact, from its score before the import to its score after (README "Import":
+ * One change per contact, from its score before the import to its score after (docs/guides/import.md:
  * a webhook consumer wants the net move, the score history keeps every rule's step).
  */
 function netChanges(changes: readonly RecordedChange[]): RecordedChange[] {

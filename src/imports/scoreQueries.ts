@@ -4,7 +4,7 @@
 // (a chain: each scoring event restarts the span), as ingest decides them. The pairs go to one
 // table; a window sum over each contact's pairs in event order then gives every change its
 // previous and new score, and one statement writes the history rows, the final scores and one
-// contact.score_changed per contact whose score moved (the net move of the import, README "Import").
+// contact.score_changed per contact whose score moved (the net move of the import, docs/guides/import.md).
 // Ids come from one head and a counter (src/imports/bulkIds.ts).
 import type { FragmentSqlToken as Fragment } from 'slonik';
 import { z } from 'zod';

@@ -51,8 +51,8 @@ export function listenedTypesColumn(workspaceId: string) {
  * does not name. A batch of a workspace nobody listens to then builds and sends no outbox rows at
  * all: 1,000 events emitted ~2,700 rows that the insert dropped, 10 ms of the batch's transaction
  * while it held its contacts. The transaction began before that statement, so every endpoint
- * whose creation committed before the transaction began is among `listened` (README "Who
- * receives what").
+ * whose creation committed before the transaction began is among `listened` (docs/guides/webhooks.md,
+ * "Who receives what").
  */
 export function keepListenedEmits(tx: Db, listened: readonly string[]): void {
   const collector = collecting.getStore();
@@ -102,7 +102,7 @@ export async function collectEmits<T>(tx: Db, work: () => Promise<T>): Promise<T
  * itself (on webhook_endpoints_fanout_idx), so it costs no round trip and needs no cache that the
  * web and worker processes could hold stale. The statement's snapshot sees every endpoint
  * committed before it started, so a transaction that begins after an endpoint's creation
- * committed records its events for it (README "Webhooks", "Who receives what").
+ * committed records its events for it (docs/guides/webhooks.md, "Who receives what").
  */
 async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;

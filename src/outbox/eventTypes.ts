@@ -1,4 +1,4 @@
-// The 26 outgoing event types a webhook endpoint can subscribe to: the specification's 25 and
+// The 26 outgoing event types a webhook endpoint can subscribe to: the `WebhookEventType` enum of /api/openapi: 25 and
 // `contact.score_changed`, emitted whenever a lead score moves.
 export const OUTGOING_EVENT_TYPES = [
   'contact.created',

@@ -131,7 +131,8 @@ export const MetadataCondition = z
   .superRefine((condition, ctx) => checkValue(jsonValueSchema(condition.op), condition, ctx))
   .transform((condition) => condition as MetadataCondition)
   .openapi('MetadataCondition', {
-    description: 'A condition on a JSON value at a dot path; see README "Segments" for type semantics.',
+    description:
+      'A condition on a JSON value at a dot path; see the segments guide (docs/guides/segments.md) for type semantics.',
     example: { path: 'amount', op: 'gt', value: 100 },
   });
 

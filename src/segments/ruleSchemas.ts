@@ -86,8 +86,8 @@ export const SegmentRules = ruleNode(1)
       '(count defaults to gte 1), `{leadScore: {gte|gt|lte|lt|eq: n}}`. ' +
       `op: ${OPS.join(' ')}. A tree is limited in nesting, conditions, event conditions and \`where\` ` +
       'clauses (by default 5 levels, 50 conditions, 10 event conditions, 20 `where` clauses; a tree ' +
-      'past a limit is a 400 naming it). Type semantics and limits are in the README, "Segments" and ' +
-      '"Segment rule limits".',
+      'past a limit is a 400 naming it). Type semantics and limits are in the segments guide ' +
+      '(docs/guides/segments.md).',
     example: {
       all: [
         { attribute: 'plan', op: 'eq', value: 'pro' },

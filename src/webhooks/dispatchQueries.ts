@@ -37,7 +37,7 @@ const TargetRow = z
     workspace_id: z.string(),
     events: z.array(z.string()),
     url: z.string(),
-    /** Events whose transaction began earlier are not this endpoint's (README "Who receives what"). */
+    /** Events whose transaction began earlier are not this endpoint's (docs/guides/webhooks.md, "Who receives what"). */
     receives_since_us: z.number(),
     stored_secrets: z.array(StoredSigningSecret),
   })

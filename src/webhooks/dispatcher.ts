@@ -1,5 +1,5 @@
 // The outbound webhook dispatcher, a long-running worker service. Why a table-driven scheduler
-// rather than a pg-boss job per delivery: see README "Webhooks". In short:
+// rather than a pg-boss job per delivery: see docs/decisions/0004-outbox-dispatcher.md. In short:
 // - NOTIFY on 'switchboard_outbox' (sent at commit by `emit`) wakes it within milliseconds;
 // - it fans out as many events as it has room to send (their first attempts come back leased),
 //   claims due retries in batches under a lease, keeps a local queue of up to 4 × concurrency

@@ -1,5 +1,5 @@
 // What each outgoing event type carries in `data`, published under the OpenAPI document's
-// `webhooks` section so receivers can generate types. The fields are the specification's; the
+// `webhooks` section so receivers can generate types. The fields are the served contract; the
 // emitters (contacts, segments, campaigns, scoring …) own the values.
 import { z } from 'zod';
 import { registry } from '../http/openapi.ts';

@@ -88,7 +88,7 @@ export const CreateEndpointBody = z
           'OUTBOUND endpoints are always signed.',
       }),
     signatureScheme: SignatureSchemeSchema.optional().openapi({
-      description: 'INBOUND only; default `either`, which accepts the spec’s `X-Webhook-Signature`.',
+      description: 'INBOUND only; default `either`, which also accepts the hex `X-Webhook-Signature`.',
     }),
   })
   .superRefine((body, context) => {

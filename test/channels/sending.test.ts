@@ -80,7 +80,7 @@ describe('sending email through the channel boundary', () => {
     expect(parsed.html).to.contain('<p>Hi there</p>');
     const headers = headerValues(parsed.headerLines);
     expect(headers['x-switchboard-message-id']).to.equal('msg_0001');
-    // Spelt on the wire as the README writes it (nodemailer upper-cases a trailing -ID).
+    // Spelt on the wire as docs/guides/channels.md writes it (nodemailer upper-cases a trailing -ID).
     expect(raw.toString('utf8')).to.match(/^X-Switchboard-Message-ID: msg_0001\r$/m);
     expect(headers['list-unsubscribe']).to.equal(
       '<https://app.example.test/u/TOKEN>, <mailto:unsub+TOKEN@acme.test>',

@@ -9,7 +9,7 @@ async function created(client: Client, path: string, body: unknown) {
 }
 
 describe('events: side effects are committed before the 201', () => {
-  it('reflects segment membership, lead score and enrollments in the same answer, in the spec order', async () => {
+  it('reflects segment membership, lead score and enrollments in the same answer, in the documented order', async () => {
     const { admin, base } = await workspace();
     const buyers = await created(admin, `${base}/segments`, {
       name: 'Big buyers',

@@ -1,4 +1,4 @@
-// The schema stays distributable by workspace (Citus; README "Scale-out"): read from the catalog, so
+// The schema stays distributable by workspace (Citus; docs/operate/scale-out.md): read from the catalog, so
 // a table added tomorrow is held to it without anyone remembering this file. A workspace-owned table
 // is any table with a workspace_id column; its primary key and unique keys must lead with
 // workspace_id, and its foreign keys to other workspace-owned tables must go through workspace_id on
@@ -78,7 +78,7 @@ async function distributionViolations(db: Db, schema: string): Promise<string[]>
   for (const { table, per_workspace } of tables) {
     if (!per_workspace && !(table in NOT_PER_WORKSPACE))
       problems.push(
-        `${table}: no workspace_id; classify it (reference or local) in this test and the README`,
+        `${table}: no workspace_id; classify it (reference or local) in this test and docs/operate/scale-out.md`,
       );
   }
   const keys = await keysOf(db, schema);
@@ -139,7 +139,7 @@ describe('keys for distribution by workspace (Citus)', () => {
       }
       const problems = await distributionViolations(db, schema);
       expect(problems).to.have.members([
-        'loose: no workspace_id; classify it (reference or local) in this test and the README',
+        'loose: no workspace_id; classify it (reference or local) in this test and docs/operate/scale-out.md',
         'things: primary key things_pkey (id) does not lead with workspace_id',
         'things: unique things_code_key (code) does not lead with workspace_id',
         'parts: foreign key parts_thing_id_fkey (thing_id) → things (id) does not go through workspace_id',

@@ -1,5 +1,5 @@
-// `switchboard import` holds each row to the limits the API holds a JSON body to (README "Input
-// limits"): numbers stored changed, nesting, keys and items, the body's size; a CSV row as the
+// `switchboard import` holds each row to the limits the API holds a JSON body to (docs/guides/errors-and-limits.md,
+// "Input limits"): numbers stored changed, nesting, keys and items, the body's size; a CSV row as the
 // record it makes, whose header names no prototype property. Every refusal names its line, and the
 // reason is the API's own, checked by sending the same row through the API.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Every operator on attributes (dot paths into JSON), with the type semantics of the README:
+// Every operator on attributes (dot paths into JSON), with the type semantics of docs/guides/segments.md:
 // strings without regard to case, numbers only with numbers, booleans exactly, ISO dates in
 // strings by time, arrays for contains, and a missing or null value matching only negatives.
 import { expect } from 'chai';

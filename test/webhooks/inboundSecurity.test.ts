@@ -135,7 +135,7 @@ describe('inbound webhook security', () => {
   });
 
   describe('signatureScheme', () => {
-    it('defaults to either, so the spec’s X-Webhook-Signature works on an endpoint made with defaults', async () => {
+    it('defaults to either, so the hex X-Webhook-Signature works on an endpoint made with defaults', async () => {
       const { client, workspaceId, endpoint } = await inboundSetup();
       expect(endpoint).to.include({ signatureScheme: 'either' });
       const listed = await client.get(webhooksPath(workspaceId));
