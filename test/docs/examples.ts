@@ -4,7 +4,7 @@
 // line, a JSON body) and the response the guide shows (`HTTP/1.1 201 Created`, headers, a blank
 // line, a JSON body). Guides are written with realistic values; the replay maps them to the real
 // ones: the first workspace id a guide names is the test's workspace, a `Bearer sb_…` key is the
-// test's key, a request without Authorization is sent with the ADMIN's session, and an id or
+// test's key (unless the guide created that key earlier: then it is the key created), a request without Authorization is sent with the ADMIN's session, and an id or
 // secret the guide shows in a response stands, in later requests, for the one the server gave.
 //
 // What the guide shows is what must come back: the status, and the body, where objects have
