@@ -90,7 +90,8 @@ export async function waitForLockWaiter() {
   const db = server().context.db;
   for (;;) {
     const waiting = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
-      select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
+      select count(*)::int as n from pg_stat_activity
+      where wait_event_type = 'Lock' and datname = current_database()
     `);
     if (waiting > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));

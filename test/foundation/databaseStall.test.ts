@@ -48,7 +48,8 @@ async function lockWaiter(db: DatabasePool): Promise<number> {
   for (let i = 0; i < 100; i++) {
     const pid = await db.maybeOneFirst(sql.unsafe`
       select a.pid from pg_stat_activity a join pg_locks l on l.pid = a.pid
-      where not l.granted and l.relation = 'contacts'::regclass limit 1
+      where not l.granted and l.relation = 'contacts'::regclass
+        and l.database = (select oid from pg_database where datname = current_database()) limit 1
     `);
     if (pid !== null) return Number(pid);
     await new Promise((resolve) => setTimeout(resolve, 20));
