@@ -30,7 +30,7 @@ const FEATURE_ORDER = [
 ];
 /** Platform kits: they know no feature. */
 const KITS = ['http', 'jobs', 'outbox', 'db', 'cli', 'net', 'secrets', 'templates', 'threads'];
-const GROUND = '^src/(config|log|version)\\.ts$';
+const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;
 const FEATURE = any(FEATURE_ORDER);

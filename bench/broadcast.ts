@@ -11,6 +11,7 @@
 //   flags of the Procfile's `worker:` line (its heap limits), as production runs it.
 // Contacts are seeded with SQL (generate_series); the channel, the segment and the campaign are
 // made through the API, and the worker computes the segment as it would any other.
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { migrateAll } from '../src/app/runtime.ts';
 import { SMTP_POOL_CONNECTIONS } from '../src/channels/email/transport.ts';
+import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { renderCampaign, sendRaw } from './broadcastRaw.ts';
 import { type Sink, startSink } from './broadcastSink.ts';
@@ -192,7 +194,7 @@ async function main() {
   const sink = await startSink();
   const children: ChildProcess[] = [];
   try {
-    await migrateAll(database.url);
+    await migrateAll(database.url, config());
     const setup = await startSetupWeb(database.url);
     children.push(setup.child);
     const workspaceId = await setup.api.newWorkspace('Bench');

@@ -203,7 +203,7 @@ export async function workerKilledDuringBroadcast(
       ? `${seconds(resumed)} to resume, ${seconds(settled)} all`
       : `${seconds(resumed)} to resume; ${state.active} not yet sent after ${seconds(settled)}`,
     notes: [
-      `killed after ${killedWith} emails received (${sink.connectionErrors.length} connections reset at the sink); ${state.sent} sent, ${state.interrupted} failed "interrupted" (never resent; ${received('failed')} of them had reached the sink), ${state.otherFailed} other outcomes, ${state.pending} still queued/sending; send lease ${FAULT_SETTINGS.MESSAGE_SEND_LEASE_SECONDS} s, sweep each minute`,
+      `killed after ${killedWith} emails received (${sink.connectionErrors.length} connections reset at the sink); ${state.sent} sent, ${state.interrupted} failed "interrupted" (never resent; ${received('failed')} of them had reached the sink), ${state.otherFailed} other outcomes, ${state.pending} still queued/sending; send lease ${Number(FAULT_SETTINGS.MESSAGE_SEND_LEASE_MS) / 1000} s, sweep each minute`,
     ],
   };
 }

@@ -2,11 +2,13 @@
 // BENCH_DATABASE_URL, which cannot be restarted from here), and the Procfile's `web` and `worker`
 // as child processes (node bin/web.ts, node bin/worker.ts) that it SIGKILLs and starts again, as a
 // Procfile platform restarts a crashed dyno. Setup goes through the HTTP API with a session.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrateAll } from '../src/app/runtime.ts';
+import { config } from '../src/config.ts';
 import { type EmbeddedDatabase, freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { Api } from './ingestSetup.ts';
 
@@ -19,9 +21,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const FAULT_SETTINGS = {
   WEBHOOK_TIMEOUT_MS: '3000',
   WEBHOOK_LEASE_MS: '5000',
-  MESSAGE_SEND_LEASE_SECONDS: '10',
-  CAMPAIGN_STEP_EXPIRE_SECONDS: '10',
-  JOB_SUPERVISE_SECONDS: '5',
+  MESSAGE_SEND_LEASE_MS: '10000',
+  CAMPAIGN_STEP_EXPIRE_MS: '10000',
+  JOB_SUPERVISE_MS: '5000',
 };
 
 export class Database {
@@ -49,7 +51,7 @@ export class Database {
   static async create(dataDir: string) {
     const database = new Database(dataDir, await freePort());
     await database.start();
-    await migrateAll(database.url);
+    await migrateAll(database.url, config());
     return database;
   }
 }

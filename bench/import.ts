@@ -7,6 +7,7 @@
 //   npm run bench:import -- --events 100000 --contacts 10000
 //   BENCH_DATABASE_URL=postgres://… npm run bench:import
 //   BENCH_SUBSCRIBE=all: the webhook endpoint takes every type (event.tracked too)
+
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { migrateAll } from '../src/app/runtime.ts';
+import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -234,7 +236,7 @@ async function main() {
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
   try {
-    await migrateAll(database.url);
+    await migrateAll(database.url, config());
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     await setUp(client);

@@ -13,6 +13,7 @@
 //   BENCH_SECONDS=5 BENCH_ROUNDS=2 BENCH_DATABASE_URL=postgres://… npm run bench:ingest
 //   BENCH_ONLY=single|nobatch|batch skips runs (batch: only the batch-versus-floor figure);
 //   BENCH_CPU_PROF=dir profiles the server.
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { migrateAll } from '../src/app/runtime.ts';
+import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { measureWriteMix, writeFloor } from './ingestFloor.ts';
 import { type Setup, setUpWorkspace } from './ingestSetup.ts';
@@ -290,7 +292,7 @@ async function main() {
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
   const children: ChildProcess[] = [];
   try {
-    await migrateAll(database.url);
+    await migrateAll(database.url, config());
     const setupChild = await startChild('setup', database.url);
     const setup = await setUpWorkspace(setupChild.url);
     await analyze(database.url);

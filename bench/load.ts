@@ -2,6 +2,7 @@
 // server's event loop) keeping a fixed number of requests in flight through an undici Pool for a
 // fixed time, cycling through the case's paths, and reporting the rate and latency percentiles;
 // and the service under load, started in the bench's own process.
+
 import type { Server } from 'node:http';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Express } from 'express';
@@ -123,7 +124,7 @@ export async function startService(dataDir: string, environment: Record<string, 
   // Imported only now, so that configuration is parsed from the environment above.
   const { config } = await import('../src/config.ts');
   const runtime = await import('../src/app/runtime.ts');
-  await runtime.migrateAll(database.url);
+  await runtime.migrateAll(database.url, config());
   const context = await runtime.createContext(config(), database.url, 'web');
   const web = await runtime.startWeb(context, 0);
   return {

@@ -176,7 +176,7 @@ async function main() {
   const client = new pg.Client({ connectionString: database.url });
   let app: ChildProcess | undefined;
   try {
-    await migrateAll(database.url);
+    await migrateAll(database.url, config());
     await client.connect();
     const seeded = await seed(client, database.url, {
       workspaceId: WORKSPACE,

@@ -106,7 +106,7 @@ async function setUp(service: Service) {
   const database = process.env.BENCH_DATABASE_URL
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  await service.runtime.migrateAll(database.url);
+  await service.runtime.migrateAll(database.url, service.config());
   const context = await service.runtime.createContext(service.config(), database.url, 'worker');
   const receiver = await startReceiver();
   const url = `http://127.0.0.1:${receiver.port}/hooks`;

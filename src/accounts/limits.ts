@@ -75,10 +75,13 @@ async function reserveAttempt(
   }
   // Now and then, drop rows that no window counts any more (the longest window decides).
   if (Math.random() < 0.01) {
-    await pruneAttempts(db, Math.max(config.SIGNIN_WINDOW_MINUTES, config.REGISTRATION_WINDOW_MINUTES));
+    await pruneAttempts(db, wholeMinutes(Math.max(config.SIGNIN_WINDOW_MS, config.REGISTRATION_WINDOW_MS)));
   }
   return attempt;
 }
+
+/** The windows are counted in whole minutes (the attempts table is queried by minute). */
+const wholeMinutes = (ms: number) => Math.ceil(ms / 60_000);
 
 function signinSubjects(config: Config, email: string, ip: string): Limited[] {
   return [
@@ -89,7 +92,7 @@ function signinSubjects(config: Config, email: string, ip: string): Limited[] {
 }
 
 export function reserveSigninAttempt(db: Db, config: Config, email: string, ip: string) {
-  return reserveAttempt(db, config, signinSubjects(config, email, ip), config.SIGNIN_WINDOW_MINUTES);
+  return reserveAttempt(db, config, signinSubjects(config, email, ip), wholeMinutes(config.SIGNIN_WINDOW_MS));
 }
 
 /** The password was right: this attempt and the email's failures (here and overall) are cleared. */
@@ -109,6 +112,6 @@ export function reserveRegistration(db: Db, config: Config, ip: string) {
     db,
     config,
     [{ subject: `register-ip:${ip}`, limit: config.REGISTRATION_MAX_PER_IP }],
-    config.REGISTRATION_WINDOW_MINUTES,
+    wholeMinutes(config.REGISTRATION_WINDOW_MS),
   );
 }

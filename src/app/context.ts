@@ -1,6 +1,6 @@
 // What every process of the service shares: the database pool, the job queue and the wiring of
 // the features to one another (effects.ts). Web, worker and the test server all start here.
-import { type Config, config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -8,9 +8,10 @@ import { shareByWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
 import { type Boss, createBoss } from '../jobs/boss.ts';
 import { createLogger } from '../log.ts';
+import { installKeyRing } from '../secrets/index.ts';
 import { VERSION } from '../version.ts';
 import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, campaigns, channels, events } from './features.ts';
+import { accounts, apiKeys, campaigns, channels, events, segments } from './features.ts';
 import { createQueues } from './jobs.ts';
 import { sealClearSecrets } from './secretStores.ts';
 
@@ -18,15 +19,13 @@ import { sealClearSecrets } from './secretStores.ts';
  * Applies SQL migrations, seals what they left in clear text, makes the event partitions of the
  * months ahead, and installs or upgrades the pg-boss schema.
  */
-export async function migrateAll(
-  databaseUrl: string,
-  partitionsAhead = config().EVENT_PARTITIONS_AHEAD_MONTHS,
-): Promise<string[]> {
+export async function migrateAll(databaseUrl: string, settings: Config): Promise<string[]> {
+  configureProcess(settings);
   const applied = await migrate(databaseUrl);
   const db = await createDatabasePool(databaseUrl, { maxPoolSize: 1 });
   try {
     await sealClearSecrets(db);
-    await events.ensureEventPartitions(db, partitionsAhead);
+    await events.ensureEventPartitions(db, settings.EVENT_PARTITIONS_AHEAD_MONTHS);
   } finally {
     await db.end();
   }
@@ -43,6 +42,7 @@ export async function createContext(
   log = createLogger(config.LOG_LEVEL),
 ): Promise<AppContext> {
   installFeatureEffects();
+  configureProcess(config);
   const pool = await createDatabasePool(databaseUrl, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -57,7 +57,7 @@ export async function createContext(
     queue: config.PASSWORD_HASH_QUEUE,
   });
   const db = shareByWorkspace(pool, config.WORKSPACE_POOL_SHARE);
-  const boss = createBoss(databaseUrl, role, config.JOB_SUPERVISE_SECONDS);
+  const boss = createBoss(databaseUrl, role, Math.ceil(config.JOB_SUPERVISE_MS / 1000));
   // A restart or failover of the database is expected now and then: pg-boss reconnects by itself.
   boss.on('error', (error) =>
     isDatabaseUnavailable(error)
@@ -78,6 +78,15 @@ export async function createContext(
   };
   await createQueues(context);
   return context;
+}
+
+/**
+ * What features read outside any request or job, handed the configuration here rather than
+ * parsing it themselves: the key ring of secrets at rest, and the rule limits the rule schema checks.
+ */
+function configureProcess(settings: Config): void {
+  installKeyRing(settings);
+  segments.useRuleCostLimits(settings);
 }
 
 const releaseStepQueue = new WeakMap<Boss, () => void>();

@@ -1,22 +1,22 @@
 // What the worker runs: every feature's job definitions and long-running services.
 
-import { config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { campaigns, events, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
-export function allJobs(): JobDefinition<any>[] {
+export function allJobs(settings: Config): JobDefinition<any>[] {
   return [
     ...events.jobs(),
-    ...segments.jobs(),
+    ...segments.jobs(settings),
     ...scoring.jobs(),
-    ...messages.jobs(),
-    ...campaigns.jobs(),
+    ...messages.jobs(settings),
+    ...campaigns.jobs(settings),
     ...tracking.jobs(),
     ...telegram.jobs(),
-    retentionJob(config()),
+    retentionJob(settings),
   ];
 }
 
@@ -26,11 +26,11 @@ export function allWorkerServices(): WorkerService[] {
 
 /**
  * Creates every queue (idempotent). Needed before any `send`, in web and worker alike. Finished
- * jobs are deleted by pg-boss after RETENTION_JOBS_DAYS (also on queues made before it was set).
+ * jobs are deleted by pg-boss after RETENTION_JOBS_MS (also on queues made before it was set).
  */
 export async function createQueues(context: AppContext): Promise<void> {
-  const deleteAfterSeconds = context.config.RETENTION_JOBS_DAYS * 24 * 60 * 60;
-  for (const job of allJobs()) {
+  const deleteAfterSeconds = Math.ceil(context.config.RETENTION_JOBS_MS / 1000);
+  for (const job of allJobs(context.config)) {
     await context.boss.createQueue(job.name, { ...job.queue, deleteAfterSeconds });
     await context.boss.updateQueue(job.name, { deleteAfterSeconds });
   }

@@ -1,7 +1,7 @@
 // The three long-running processes, one function each for bin/: web (HTTP only; migrations run in
 // the `release` phase), worker (jobs and the webhook dispatcher), and start (the zero-setup way:
 // DATABASE_URL or an embedded PostgreSQL under DATA_DIR, migrations, then web and worker together).
-import { type Config, configOrExit } from '../config.ts';
+import { type Config, configOrExit, configWarnings } from '../config.ts';
 import { resolveDatabase } from '../db/resolve.ts';
 import { createLogger, type Logger, StartupError } from '../log.ts';
 import { startBanner } from './banner.ts';
@@ -32,6 +32,7 @@ function logStartupFailure(log: Logger, error: unknown): void {
 async function runProcess(name: string | undefined, start: Start): Promise<void> {
   const config = configOrExit();
   const log = createLogger(config.LOG_LEVEL, name, config.LOG_FORMAT);
+  for (const warning of configWarnings(process.env)) log.warn(warning);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.toReversed()) await stop();
@@ -83,7 +84,7 @@ export function runWorker(): Promise<void> {
 
 export function runStart(): Promise<void> {
   return runProcess(undefined, async (config, log, databaseUrl, started) => {
-    await migrateAll(databaseUrl);
+    await migrateAll(databaseUrl, config);
     const context = await createContext(config, databaseUrl, 'worker', log);
     started.add(() => closeContext(context));
     const worker = await startWorker(context);

@@ -15,7 +15,7 @@ function installMigrate(program: Command) {
     .option('--json', 'machine-readable output')
     .action(
       run(async (options: { json?: boolean }) => {
-        const applied = await withDatabase(({ databaseUrl }) => migrateAll(databaseUrl));
+        const applied = await withDatabase(({ databaseUrl, config }) => migrateAll(databaseUrl, config));
         print(!!options.json, { applied }, () =>
           applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date',
         );

@@ -2,13 +2,13 @@
 // (RETENTION_CRON, in batches of RETENTION_BATCH_SIZE) and `switchboard prune [--dry-run]`.
 // A feature whose table grows exports `retention` rules from its feature.ts and is added below.
 // pg-boss's own finished jobs are deleted by pg-boss (deleteAfterSeconds, set from
-// RETENTION_JOBS_DAYS in jobs.ts); they appear here only as a count.
+// RETENTION_JOBS_MS in jobs.ts); they appear here only as a count.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { print, run, withDatabase } from '../cli/context.ts';
 import type { Config } from '../config.ts';
 import { type Db, sql } from '../db/pool.ts';
-import { countPrunable, daysBefore, pruneTable, type RetentionRule } from '../db/retention.ts';
+import { countPrunable, msBefore, pruneTable, type RetentionRule } from '../db/retention.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import {
@@ -68,11 +68,11 @@ export async function pruneAll(db: Db, config: Config, budgetMs = RUN_BUDGET_MS)
   return report;
 }
 
-const JOBS_RULE = 'finished jobs older than RETENTION_JOBS_DAYS (deleted by pg-boss maintenance)';
+const JOBS_RULE = 'finished jobs older than RETENTION_JOBS_MS (deleted by pg-boss maintenance)';
 
 /** Finished pg-boss jobs past their retention, which pg-boss's maintenance deletes. */
 async function countFinishedJobs(db: Db, config: Config): Promise<number> {
-  const cutoff = daysBefore(new Date(), config.RETENTION_JOBS_DAYS).toISOString();
+  const cutoff = msBefore(new Date(), config.RETENTION_JOBS_MS).toISOString();
   return db.oneFirst(sql.type(z.object({ count: z.number().int() }))`
     select count(*)::int as count from pgboss.job
     where state in ('completed', 'cancelled', 'failed') and completed_on < ${cutoff}::timestamptz

@@ -4,7 +4,7 @@ import type { AppContext } from '../http/context.ts';
 import { allJobs, allWorkerServices } from './jobs.ts';
 
 export async function startWorker(context: AppContext): Promise<Stoppable> {
-  for (const job of allJobs()) {
+  for (const job of allJobs(context.config)) {
     await context.boss.work(job.name, job.work ?? {}, (jobs) => job.handler(context, jobs));
     if (job.schedule) await context.boss.schedule(job.name, job.schedule.cron, job.schedule.data ?? {});
   }
@@ -13,7 +13,7 @@ export async function startWorker(context: AppContext): Promise<Stoppable> {
   return {
     stop: async () => {
       await Promise.all(services.map((service) => service.stop()));
-      for (const job of allJobs()) await context.boss.offWork(job.name, { wait: true });
+      for (const job of allJobs(context.config)) await context.boss.offWork(job.name, { wait: true });
     },
   };
 }

@@ -1,12 +1,12 @@
 // The campaign engine's worker jobs: a step of an enrollment, and a page of a broadcast.
-import { config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { broadcastJob } from './broadcast.ts';
 import { stepJob } from './stepBatch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
-export function campaignJobs(): JobDefinition<any>[] {
+export function campaignJobs(settings: Config): JobDefinition<any>[] {
   // A job a killed worker held is retried once it expires: steps are short, so the wait is too.
-  const expireInSeconds = config().CAMPAIGN_STEP_EXPIRE_SECONDS;
+  const expireInSeconds = Math.ceil(settings.CAMPAIGN_STEP_EXPIRE_MS / 1000);
   return [stepJob, broadcastJob].map((job) => ({ ...job, queue: { ...job.queue, expireInSeconds } }));
 }

@@ -87,7 +87,7 @@ const PushStep = z.strictObject({
     description: 'How soon the push service should wake the device (default normal).',
   }),
   ttlSeconds: z.number().int().min(0).max(2_419_200).optional().openapi({
-    description: 'How long the push service keeps it for an offline browser (default PUSH_TTL_SECONDS).',
+    description: 'How long the push service keeps it for an offline browser (default PUSH_TTL_MS).',
   }),
   topic: z
     .string()

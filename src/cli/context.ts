@@ -2,18 +2,21 @@
 // of `npm start`, started if it is not running), output as text or --json, and errors on stderr.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { type Config, configOrExit } from '../config.ts';
+import { type Config, configOrExit, configWarnings } from '../config.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { resolveDatabase } from '../db/resolve.ts';
 import { type FieldError, ValidationError } from '../http/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { createLogger } from '../log.ts';
+import { installKeyRing } from '../secrets/index.ts';
 
 export type CliContext = { db: DatabasePool; config: Config; databaseUrl: string };
 
 export async function withDatabase<T>(action: (context: CliContext) => Promise<T>): Promise<T> {
   const config = configOrExit();
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'switchboard-cli');
+  for (const warning of configWarnings(process.env)) log.warn(warning);
+  installKeyRing(config);
   const database = await resolveDatabase(config, log);
   const db = await createDatabasePool(database.url, { maxPoolSize: 4 });
   try {

@@ -19,6 +19,11 @@ export type RetentionRule = {
   where: (config: Config, now: Date) => FragmentSqlToken | null;
 };
 
+/** The moment `ms` milliseconds before `now` (retention settings are in milliseconds). */
+export function msBefore(now: Date, ms: number): Date {
+  return new Date(now.getTime() - ms);
+}
+
 /** The moment `days` before `now`. */
 export function daysBefore(now: Date, days: number): Date {
   return new Date(now.getTime() - days * 24 * 60 * 60 * 1000);

@@ -1,5 +1,5 @@
 // The monthly partitions of events (sql/0031): made ahead by `switchboard migrate` and by an hourly
-// schedule, and dropped whole by retention (RETENTION_EVENTS_DAYS, run with the other retention
+// schedule, and dropped whole by retention (RETENTION_EVENTS_MS, run with the other retention
 // rules by src/app/retention.ts). The SQL functions do the work;
 // this module calls them, each in a transaction of its own under a short lock timeout: attaching a
 // partition locks the default partition and dropping one locks events, each for an instant, but
@@ -35,12 +35,12 @@ export async function dropEventPartitionsBefore(db: Db, cutoff: Date): Promise<r
 }
 
 export const EVENT_RETENTION_RULE =
-  'whole months of events older than RETENTION_EVENTS_DAYS, by occurred_at: their partitions are dropped (unset: kept)';
+  'whole months of events older than RETENTION_EVENTS_MS, by occurred_at: their partitions are dropped (unset: kept)';
 
 /** Events retention's cutoff now; null when the operator set none. */
 export function eventRetentionCutoff(settings: Config, now = new Date()): Date | null {
-  const days = settings.RETENTION_EVENTS_DAYS;
-  return days === undefined ? null : new Date(now.getTime() - days * 86_400_000);
+  const kept = settings.RETENTION_EVENTS_MS;
+  return kept === undefined ? null : new Date(now.getTime() - kept);
 }
 
 /** The events dropping partitions before `cutoff` would remove: its months' and the default's older rows. */
@@ -56,7 +56,7 @@ export async function countEventsBefore(db: Db, cutoff: Date): Promise<number> {
 
 /**
  * Retention of events (`switchboard prune` and its schedule): drops the months past
- * RETENTION_EVENTS_DAYS, or with `dryRun` only counts their events. Null when no retention is set.
+ * RETENTION_EVENTS_MS, or with `dryRun` only counts their events. Null when no retention is set.
  */
 export async function pruneExpiredEvents(db: Db, settings: Config, dryRun = false, now = new Date()) {
   const cutoff = eventRetentionCutoff(settings, now);

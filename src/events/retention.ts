@@ -1,5 +1,5 @@
 // What of the event tables may go by row: idempotency keys a week after their claim (the promise is
-// 24 hours). Events themselves go by whole months, when the operator sets RETENTION_EVENTS_DAYS
+// 24 hours). Events themselves go by whole months, when the operator sets RETENTION_EVENTS_MS
 // (partitions.ts): deleting their rows by ctid, as these rules do, cannot work on a partitioned
 // table, whose ctids repeat from one partition to the next.
 

@@ -5,7 +5,7 @@
 // own the address and asked for it.
 //
 // Anyone can type anyone's address into a public form, so the confirmations an address gets are
-// limited (consentStep): one per form while it is pending within FORM_CONFIRMATION_WINDOW_HOURS,
+// limited (consentStep): one per form while it is pending within FORM_CONFIRMATION_WINDOW_MS,
 // none while the address has confirmed the form and is still subscribed, and at most
 // FORM_CONFIRMATIONS_PER_ADDRESS across the workspace's forms in the window. The submission is
 // stored and answered the same way whatever the limits decide, so the answer reveals nothing.
@@ -79,7 +79,7 @@ export async function consentStep(
     form.workspace_id,
     form.id,
     contactId,
-    config.FORM_CONFIRMATION_WINDOW_HOURS,
+    config.FORM_CONFIRMATION_WINDOW_MS,
   );
   // Someone who confirmed and then unsubscribed asks again through the form: they get a new link.
   if (history.confirmed_at && (await isSubscribed(tx, form.workspace_id, contactId, 'email'))) {

@@ -146,9 +146,9 @@ export async function findConfirmationHistory(
   workspaceId: string,
   formId: string,
   contactId: string,
-  windowHours: number,
+  windowMs: number,
 ) {
-  const since = sql.fragment`now() - ${windowHours} * interval '1 hour'`;
+  const since = sql.fragment`now() - ${windowMs} * interval '1 millisecond'`;
   return db.one(sql.type(ConfirmationHistory)`
     select
       (select max(confirmed_at) from form_submissions

@@ -68,7 +68,7 @@ export function createSessionMiddleware(config: Config, databaseUrl: string, log
       httpOnly: true,
       sameSite: 'lax',
       secure: config.NODE_ENV === 'production',
-      maxAge: config.SESSION_ABSOLUTE_TIMEOUT_HOURS * 3600_000,
+      maxAge: config.SESSION_ABSOLUTE_TIMEOUT_MS,
     },
   });
   return {
@@ -82,8 +82,8 @@ export function createSessionMiddleware(config: Config, databaseUrl: string, log
 
 /** Ends sessions past their idle or absolute lifetime; refreshes lastSeenAt once a minute. */
 export function enforceSessionLifetime(config: Config): RequestHandler {
-  const idleMs = config.SESSION_IDLE_TIMEOUT_MINUTES * 60_000;
-  const absoluteMs = config.SESSION_ABSOLUTE_TIMEOUT_HOURS * 3600_000;
+  const idleMs = config.SESSION_IDLE_TIMEOUT_MS;
+  const absoluteMs = config.SESSION_ABSOLUTE_TIMEOUT_MS;
   return (req: Request, _res: Response, next: NextFunction) => {
     const data = req.session;
     if (!data?.userId) return next();

@@ -72,7 +72,7 @@ export async function deliverMessages(
   paced = false,
 ): Promise<Map<string, MessageStatus>> {
   if (messageIds.length === 0) return new Map();
-  const claimed = await claimMessages(app.db, messageIds, app.config.MESSAGE_SEND_LEASE_SECONDS * 1000);
+  const claimed = await claimMessages(app.db, messageIds, app.config.MESSAGE_SEND_LEASE_MS);
   const claimedIds = new Set(claimed.map((message) => message.id));
   const unclaimed = messageIds.filter((id) => !claimedIds.has(id));
   // Both halves run to the end before a failure of either is thrown: no send is left unrecorded.
@@ -357,7 +357,7 @@ export function buildPush(
       ackUrl: `${publicBase(app.config)}/api/public/push/ack`,
       ackToken: signMessageToken(app.config, 'push', message.id),
     },
-    ttlSeconds: push.ttlSeconds ?? app.config.PUSH_TTL_SECONDS,
+    ttlSeconds: push.ttlSeconds ?? Math.floor(app.config.PUSH_TTL_MS / 1000),
     urgency: push.urgency ?? 'normal',
     ...(push.topic ? { topic: push.topic } : {}),
   };

@@ -3,7 +3,7 @@
 // send slot (sendRate.ts), and `messages.sweep` marks sends interrupted by a killed worker as failed and drops
 // idempotency keys past their 7 days.
 import { z } from 'zod';
-import { config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
@@ -76,10 +76,10 @@ export const sweepMessagesJob: JobDefinition = {
   },
 };
 
-export function messageJobs(): JobDefinition[] {
+export function messageJobs(settings: Config): JobDefinition[] {
   // A send job held by a killed worker before its claim would otherwise wait out pg-boss's expiry
   // with its messages queued; retrying sooner is safe because the claim decides what is sent.
-  const expireInSeconds = config().MESSAGE_SEND_JOB_EXPIRE_SECONDS;
+  const expireInSeconds = Math.ceil(settings.MESSAGE_SEND_JOB_EXPIRE_MS / 1000);
   const sends = [sendMessageJob as JobDefinition, pacedSendJob(deliverMessage) as JobDefinition];
   return [...sends.map((job) => ({ ...job, queue: { ...job.queue, expireInSeconds } })), sweepMessagesJob];
 }

@@ -9,7 +9,7 @@
 //        never sent by a provider) re-subscribes. Always 200, never a redirect (RFC 8058 §3.2:
 //        redirected POSTs are unreliable), and idempotent.
 // Every page is sent with a CSP that allows nothing but its own inline style and posting to itself.
-// Both are limited per client address (UNSUBSCRIBE_MAX_REQUESTS_PER_IP per UNSUBSCRIBE_WINDOW_SECONDS,
+// Both are limited per client address (UNSUBSCRIBE_MAX_REQUESTS_PER_IP per UNSUBSCRIBE_WINDOW_MS,
 // counted in each web process): 429 with Retry-After, a page for GET, plain text for POST.
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
@@ -91,7 +91,7 @@ function tooManyRequests(req: Request, res: Response) {
 /** One counter per client address for GET and POST (req.ip: behind a proxy, set TRUST_PROXY). */
 function perAddressLimit(context: AppContext): RequestHandler {
   return rateLimit({
-    windowMs: context.config.UNSUBSCRIBE_WINDOW_SECONDS * 1000,
+    windowMs: context.config.UNSUBSCRIBE_WINDOW_MS,
     limit: context.config.UNSUBSCRIBE_MAX_REQUESTS_PER_IP,
     standardHeaders: 'draft-7', // RateLimit headers, and Retry-After once limited
     legacyHeaders: false,

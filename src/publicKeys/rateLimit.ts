@@ -13,7 +13,7 @@ export async function limitRequests(
   limit: number,
   what: string,
 ): Promise<void> {
-  const windowSeconds = settings.PUBLIC_RATE_WINDOW_SECONDS;
+  const windowSeconds = Math.ceil(settings.PUBLIC_RATE_WINDOW_MS / 1000);
   const { hits, retry_after } = await countRequest(db, bucket, windowSeconds);
   if (Math.random() < 0.01) await pruneRequestCounts(db, windowSeconds * 2);
   if (hits > limit) {

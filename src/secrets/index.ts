@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { type Config, config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import type { Logger } from '../log.ts';
 
@@ -73,9 +73,22 @@ export function keyRing(settings: Config): KeyRing {
 }
 
 let processRing: KeyRing | undefined;
-/** The process's keys, read from its configuration on first use. */
+
+/**
+ * Installs the process's keys from the configuration the composition parsed (createContext,
+ * migrateAll, the CLI's withDatabase). The first install holds: sealed rows must keep opening.
+ */
+export function installKeyRing(settings: Config): KeyRing {
+  processRing ??= keyRing(settings);
+  return processRing;
+}
+
 function defaultRing(): KeyRing {
-  processRing ??= keyRing(config());
+  if (!processRing) {
+    throw new Error(
+      'no key ring installed: the start-up calls installKeyRing(config) before secrets are used',
+    );
+  }
   return processRing;
 }
 

@@ -4,6 +4,7 @@ import { segmentJobs } from './jobs.ts';
 import { segmentRoutes } from './routes.ts';
 
 export { installMembershipChangedEffect } from './effects.ts';
+export { useRuleCostLimits } from './ruleCost.ts';
 
 export const routes = segmentRoutes;
 export const jobs = segmentJobs;

@@ -1,7 +1,7 @@
 // Background segment work: computing a new or edited segment page by page, and the scheduled
 // refresh of segments whose rules read the clock (`within`, refresh.ts).
 import { z } from 'zod';
-import { type Config, config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
@@ -81,6 +81,6 @@ export function refreshSegmentsJob(cron: string): JobDefinition<Record<string, n
 }
 
 /** The segment jobs for the worker; the refresh runs on SEGMENT_REFRESH_CRON (every minute by default). */
-export function segmentJobs() {
-  return [computeSegmentJob, refreshSegmentsJob(config().SEGMENT_REFRESH_CRON)];
+export function segmentJobs(settings: Config) {
+  return [computeSegmentJob, refreshSegmentsJob(settings.SEGMENT_REFRESH_CRON)];
 }

@@ -1,14 +1,25 @@
 // What a rule tree may cost. Each event condition is a subquery over the contact's events, and each
 // `where` clause runs for every event it reads: a member could otherwise save a segment that holds a
 // database connection for minutes per evaluation. The limits are configuration, read when a rule is
-// validated (not when this module loads, which may precede the configuration in tests).
-import { config } from '../config.ts';
+// validated: the composition hands them over at start-up (useRuleCostLimits), the defaults until then.
+import { type Config, parseConfig } from '../config.ts';
 import type { Rule } from './conditionSchemas.ts';
 
 export type RuleCostLimits = { depth: number; conditions: number; eventConditions: number; where: number };
 
+let installed: RuleCostLimits | undefined;
+
+/** The limits the rule schema checks from now on (the last configuration handed over holds). */
+export function useRuleCostLimits(settings: Config): void {
+  installed = limitsOf(settings);
+}
+
 export function ruleCostLimits(): RuleCostLimits {
-  const settings = config();
+  installed ??= limitsOf(parseConfig({}));
+  return installed;
+}
+
+function limitsOf(settings: Config): RuleCostLimits {
   return {
     depth: settings.SEGMENT_RULE_MAX_DEPTH,
     conditions: settings.SEGMENT_RULE_MAX_CONDITIONS,

@@ -3,7 +3,6 @@
 // in the worker (status `computing` until the last page). A workspace holds at most
 // SEGMENTS_PER_WORKSPACE segments.
 
-import { config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
@@ -28,7 +27,7 @@ import { type Rule, ruleDependencies } from './rules.ts';
 
 export const COMPUTE_QUEUE = 'segments.compute';
 
-type Services = Pick<AppContext, 'db' | 'boss'>;
+type Services = Pick<AppContext, 'db' | 'boss' | 'config'>;
 
 export function toSegment(row: SegmentRow) {
   return {
@@ -76,8 +75,8 @@ async function writeAndCompute(
 }
 
 /** Refuses a segment past the workspace's cap; creations are serialised so concurrent ones count. */
-async function checkSegmentCap(tx: Tx, workspaceId: string) {
-  const cap = config().SEGMENTS_PER_WORKSPACE;
+async function checkSegmentCap(app: Services, tx: Tx, workspaceId: string) {
+  const cap = app.config.SEGMENTS_PER_WORKSPACE;
   await lockWorkspaceSegments(tx, workspaceId);
   if ((await countSegments(tx, workspaceId)) >= cap) {
     throw new ConflictError(
@@ -96,7 +95,7 @@ export async function createSegment(
   const fields = { name: input.name, description: input.description ?? null, rules: input.rules };
   // Read back inside the transaction: after the commit the job may already have finished.
   return app.db.transaction(async (tx) => {
-    await checkSegmentCap(tx, workspaceId);
+    await checkSegmentCap(app, tx, workspaceId);
     const write = (input: SegmentWrite) => insertSegment(tx, workspaceId, id, input);
     await writeAndCompute(app, tx, workspaceId, id, write, fields);
     return getSegment(tx, workspaceId, id);

@@ -26,7 +26,7 @@ export async function createTelegramLink(app: AppContext, workspaceId: string, c
   }
   await getContact(app.db, workspaceId, contactId);
   const token = randomBytes(24).toString('base64url');
-  const expiresAt = new Date(Date.now() + app.config.TELEGRAM_LINK_TTL_MINUTES * 60_000);
+  const expiresAt = new Date(Date.now() + app.config.TELEGRAM_LINK_TTL_MS);
   await insertLinkToken(app.db, { workspaceId, tokenHash: hashLinkToken(token), contactId, expiresAt });
   const { botUsername } = channel.settings as TelegramSettings;
   return { url: `https://t.me/${botUsername}?start=${token}`, expiresAt: expiresAt.toISOString() };

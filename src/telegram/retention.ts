@@ -1,8 +1,8 @@
 // Telegram: expired deep-link tokens (used ones are deleted when used), and the updates the bot
-// received once processed and older than RETENTION_WEBHOOK_DELIVERIES_DAYS (Telegram stops
+// received once processed and older than RETENTION_WEBHOOK_DELIVERIES_MS (Telegram stops
 // redelivering an update within a day, so its key no longer guards anything).
 import { sql } from '../db/pool.ts';
-import { daysBefore, type RetentionRule } from '../db/retention.ts';
+import { msBefore, type RetentionRule } from '../db/retention.ts';
 
 export const telegramRetention: RetentionRule[] = [
   {
@@ -12,9 +12,9 @@ export const telegramRetention: RetentionRule[] = [
   },
   {
     table: 'telegram_updates',
-    rule: 'processed bot updates older than RETENTION_WEBHOOK_DELIVERIES_DAYS',
+    rule: 'processed bot updates older than RETENTION_WEBHOOK_DELIVERIES_MS',
     where: (config, now) =>
       sql.fragment`processed_at is not null
-        and received_at < ${daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS).toISOString()}::timestamptz`,
+        and received_at < ${msBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_MS).toISOString()}::timestamptz`,
   },
 ];

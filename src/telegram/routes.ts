@@ -50,7 +50,7 @@ export const telegramRoutes = [
     description:
       'Show the URL to the contact (a link or a QR code). Opening it in Telegram and pressing START ' +
       'sends the bot `/start <token>`: the chat is linked to the contact and the bot confirms. The token ' +
-      'works once, until expiresAt (TELEGRAM_LINK_TTL_MINUTES); only its hash is stored.',
+      'works once, until expiresAt (TELEGRAM_LINK_TTL_MS); only its hash is stored.',
     tags: ['Contacts'],
     access: access.workspace('contacts:write'),
     params: ContactParams,

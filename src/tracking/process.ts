@@ -53,7 +53,7 @@ async function classifyPage(tx: Tx, app: AppContext, workspaceId: string, hits: 
   const messageIds = [...new Set(hits.map((hit) => hit.message_id))];
   const around = await hitsAround(tx, workspaceId, messageIds, from, to);
   const byMessage = Map.groupBy(around, (row) => row.message_id);
-  const minDelayMs = app.config.TRACKING_MIN_SECONDS_AFTER_SEND * 1000;
+  const minDelayMs = app.config.TRACKING_MIN_MS_AFTER_SEND;
   return hits.map((hit): Classified => {
     const neighbours = (byMessage.get(hit.message_id) ?? [])
       .filter((row) => row.id !== hit.id)

@@ -169,7 +169,7 @@ async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome
     tx,
     failing.gone,
     failing.failed,
-    config.WEBHOOK_DISABLE_AFTER_DAYS,
+    config.WEBHOOK_DISABLE_AFTER_MS / 86_400_000,
   );
   const lastFailure = lastFailureByEndpoint(failures);
   await annotateDeliveries(

@@ -255,7 +255,7 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
     if (first) return { received: true, deliveryId: first };
     event = typeOf(request.body);
     const payload = parsePayload(endpoint, request.body);
-    const windowSeconds = app.config.WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS;
+    const windowSeconds = Math.ceil(app.config.WEBHOOK_INBOUND_REPLAY_WINDOW_MS / 1000);
     if (verified === 'hex' && windowSeconds > 0 && request.rawBody !== null)
       record.replay = { digest: createHash('sha256').update(request.rawBody).digest('hex'), windowSeconds };
     return await ingest(app.db, endpoint, payload, record);

@@ -1,35 +1,35 @@
-// What of the webhook tables may go (RETENTION_WEBHOOK_DELIVERIES_DAYS, 30 by default): delivery
+// What of the webhook tables may go (RETENTION_WEBHOOK_DELIVERIES_MS, 30 by default): delivery
 // records (attempts and inbound receipts), finished outbound messages with their bodies, and the
 // outgoing events already fanned out. Old rows are found on the primary key: ids sort by the time
 // they were made (src/db/ids.ts), so no index on the time is needed on these hot tables.
 
 import { sql } from '../db/pool.ts';
-import { daysBefore, madeBefore, type RetentionRule } from '../db/retention.ts';
+import { madeBefore, msBefore, type RetentionRule } from '../db/retention.ts';
 
 export const webhookRetention: RetentionRule[] = [
   {
     table: 'webhook_deliveries',
-    rule: 'delivery attempts and inbound receipts older than RETENTION_WEBHOOK_DELIVERIES_DAYS',
+    rule: 'delivery attempts and inbound receipts older than RETENTION_WEBHOOK_DELIVERIES_MS',
     where: (config, now) => {
-      return madeBefore('delivery', 'created_at', daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS));
+      return madeBefore('delivery', 'created_at', msBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_MS));
     },
   },
   {
     table: 'webhook_messages',
-    rule: 'outbound messages (bodies) no longer pending, older than RETENTION_WEBHOOK_DELIVERIES_DAYS',
+    rule: 'outbound messages (bodies) no longer pending, older than RETENTION_WEBHOOK_DELIVERIES_MS',
     where: (config, now) => {
-      const cutoff = daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS);
+      const cutoff = msBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_MS);
       return sql.fragment`${madeBefore('webhookMessage', 'created_at', cutoff)} and status <> 'pending'`;
     },
   },
   {
     table: 'outgoing_events',
-    rule: 'outgoing events fanned out more than RETENTION_WEBHOOK_DELIVERIES_DAYS ago',
+    rule: 'outgoing events fanned out more than RETENTION_WEBHOOK_DELIVERIES_MS ago',
     where: (config, now) => {
       return madeBefore(
         'outgoingEvent',
         'fanned_out_at',
-        daysBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_DAYS),
+        msBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_MS),
       );
     },
   },

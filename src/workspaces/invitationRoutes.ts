@@ -32,7 +32,7 @@ export const invitationRoutes = [
         email: body.email,
         role: body.role,
         invitedBy: actingUserId(principal),
-        expiryDays: app.config.INVITATION_EXPIRY_DAYS,
+        expiryMs: app.config.INVITATION_EXPIRY_MS,
       }),
     }),
   }),

@@ -47,12 +47,12 @@ const columns = sql.fragment`id, email, role, invited_by, expires_at, created_at
 /** Creates the pending invitation, or renews the one already pending for this email. */
 async function upsertInvitation(
   db: Db,
-  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryDays: number },
+  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryMs: number },
 ) {
   return db.one(sql.type(InvitationRow)`
     insert into invitations (id, workspace_id, email, role, invited_by, expires_at)
     values (${newId('invitation')}, ${input.workspaceId}, ${input.email}, ${input.role}, ${input.invitedBy},
-            now() + make_interval(days => ${input.expiryDays}))
+            now() + ${input.expiryMs} * interval '1 millisecond')
     on conflict (workspace_id, email) where accepted_at is null
     do update set role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at,
       created_at = now()
@@ -85,7 +85,7 @@ export async function acceptInvitations(db: Db, user: { id: string; email: strin
 
 export async function inviteMember(
   pool: DatabasePool,
-  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryDays: number },
+  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryMs: number },
 ): Promise<Invitation> {
   return pool.transaction(async (tx) => {
     const user = await findUserByEmail(tx, input.email);

@@ -15,8 +15,8 @@ const MEMBERS = 200;
 const WORKER_ENV = {
   CAMPAIGN_BROADCAST_PAGE_SIZE: '20',
   // The jobs the killed worker held are retried 2 s after they started, noticed within a second.
-  CAMPAIGN_STEP_EXPIRE_SECONDS: '2',
-  JOB_SUPERVISE_SECONDS: '1',
+  CAMPAIGN_STEP_EXPIRE_MS: '2000',
+  JOB_SUPERVISE_MS: '1000',
 };
 
 const counted = z.object({ n: z.number() });

@@ -97,7 +97,7 @@ describe('events partitioned by month', () => {
 
     const cutoff = new Date('2001-02-10T00:00:00.000Z');
     const days = Math.floor((Date.now() - cutoff.getTime()) / 86_400_000);
-    const settings = { ...config(), RETENTION_EVENTS_DAYS: days };
+    const settings = { ...config(), RETENTION_EVENTS_MS: days * 86_400_000 };
     expect(await pruneExpiredEvents(db(), settings, true)).to.be.at.least(2); // a dry run
     expect(await partitionNames()).to.include('events_2001_01');
     expect(await pruneExpiredEvents(db(), settings)).to.be.at.least(2);

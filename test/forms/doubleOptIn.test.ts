@@ -151,9 +151,9 @@ describe('double opt-in: confirmation limits', function () {
     expect((await subscribe(form.id, email)).status).to.equal(201);
     expect((await subscribe(form.id, email)).status).to.equal(201);
     expect(await confirmationsTo(client, base, email)).to.have.length(1);
-    const window = server().context.config.FORM_CONFIRMATION_WINDOW_HOURS;
+    const window = server().context.config.FORM_CONFIRMATION_WINDOW_MS;
     await server().context.db.query(sql.typeAlias('void')`
-      update form_submissions set confirmation_sent_at = confirmation_sent_at - ${window + 1} * interval '1 hour'
+      update form_submissions set confirmation_sent_at = confirmation_sent_at - ${window + 3_600_000} * interval '1 millisecond'
       where form_id = ${form.id}
     `);
     expect((await subscribe(form.id, email)).status).to.equal(201);

@@ -124,12 +124,15 @@ describe('retention', () => {
     expect(await db.anyFirst(sql.unsafe`select sid from sessions`)).to.deep.equal(['live']);
     expect(await count('events')).to.equal(2);
 
-    const limited = await prune([], { RETENTION_EVENTS_DAYS: '365', RETENTION_SCORE_HISTORY_DAYS: '365' });
+    const limited = await prune([], {
+      RETENTION_EVENTS_MS: '31536000000',
+      RETENTION_SCORE_HISTORY_MS: '31536000000',
+    });
     expect(limited).to.include({ events: 1, score_changes: 1, webhook_deliveries: 0 });
     expect(await db.anyFirst(sql.unsafe`select type from events`)).to.deep.equal(['new']);
   });
 
-  it('runs on a pg-boss schedule, and pg-boss deletes finished jobs after RETENTION_JOBS_DAYS', async () => {
+  it('runs on a pg-boss schedule, and pg-boss deletes finished jobs after RETENTION_JOBS_MS', async () => {
     const serverDb = server().context.db;
     expect(
       await serverDb.maybeOneFirst(

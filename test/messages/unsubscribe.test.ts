@@ -238,7 +238,7 @@ describe('unsubscribe links and one-click', () => {
     const { path } = await sentMessage(client, base, sink, contactId);
     const web = await startSecondWeb({
       UNSUBSCRIBE_MAX_REQUESTS_PER_IP: 3,
-      UNSUBSCRIBE_WINDOW_SECONDS: 60,
+      UNSUBSCRIBE_WINDOW_MS: 60_000,
       trustProxy: true,
     });
     try {

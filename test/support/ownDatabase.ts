@@ -1,6 +1,7 @@
 // A service on a database of its own, for tests that restart or stall PostgreSQL without disturbing
 // the shared test server: an embedded PostgreSQL in a fresh directory, migrated, with web and worker
 // in this process (as test/support/server.ts starts the shared one).
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ export async function startOwnService(overrides: Record<string, unknown> = {}): 
   let database: EmbeddedDatabase = await startEmbeddedDatabase(options);
   const { config } = await import('../../src/config.ts');
   const runtime = await import('../../src/app/runtime.ts');
-  await runtime.migrateAll(database.url);
+  await runtime.migrateAll(database.url, config());
   const context = await runtime.createContext({ ...config(), ...overrides }, database.url, 'worker');
   const worker = await runtime.startWorker(context);
   const web = await runtime.startWeb(context, 0);

@@ -1,6 +1,7 @@
 // The service under test, started once per run by the root hooks.
 
 import pg from 'pg';
+import { config } from '../../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import type { AppContext } from '../../src/http/context.ts';
 
@@ -65,7 +66,7 @@ export async function startTestCluster(dataDir: string): Promise<() => Promise<v
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
   const templateUrl = await createDatabase(embedded.url, TEMPLATE_DATABASE);
   const runtime = await import('../../src/app/runtime.ts');
-  await runtime.migrateAll(templateUrl);
+  await runtime.migrateAll(templateUrl, config());
   process.env.SWITCHBOARD_TEST_TEMPLATE_URL = templateUrl;
   return () => embedded.stop();
 }

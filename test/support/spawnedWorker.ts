@@ -1,10 +1,12 @@
 // A worker process of its own (bin/worker.ts) on a scratch database created on the test server,
 // for tests that SIGKILL it mid-work: only the spawned workers touch that database.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabasePool } from 'slonik';
 import { migrateAll } from '../../src/app/runtime.ts';
+import { config } from '../../src/config.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import { server } from './server.ts';
 
@@ -38,7 +40,7 @@ export async function scratchDatabase() {
   await server().context.db.query(sql.unsafe`create database ${sql.identifier([name])}`);
   const url = new URL(server().databaseUrl);
   url.pathname = `/${name}`;
-  await migrateAll(url.toString());
+  await migrateAll(url.toString(), config());
   return { name, url: url.toString() };
 }
 

@@ -85,7 +85,7 @@ describe('Telegram channel configuration', () => {
     expect(() => parseConfig({ TELEGRAM_API_ROOT: 'ftp://bots.example' })).to.throw(
       /TELEGRAM_API_ROOT: must be an http/,
     );
-    expect(() => parseConfig({ TELEGRAM_LINK_TTL_MINUTES: '0' })).to.throw(/TELEGRAM_LINK_TTL_MINUTES/);
+    expect(() => parseConfig({ TELEGRAM_LINK_TTL_MS: '0' })).to.throw(/TELEGRAM_LINK_TTL_MS/);
     expect(parseConfig({ TELEGRAM_API_ROOT: 'http://127.0.0.1:8081/' }).TELEGRAM_API_ROOT).to.equal(
       'http://127.0.0.1:8081',
     );

@@ -38,9 +38,9 @@ describe('tracking: keys and rotation', () => {
 
   it('refuses a TRACKING_SECRET shorter than 32 characters, naming it', () => {
     expect(() => parseConfig({ TRACKING_SECRET: `${NEW},short` })).to.throw(ConfigError, /TRACKING_SECRET/);
-    expect(() => parseConfig({ TRACKING_MIN_SECONDS_AFTER_SEND: '-1' })).to.throw(
+    expect(() => parseConfig({ TRACKING_MIN_MS_AFTER_SEND: '-1' })).to.throw(
       ConfigError,
-      /TRACKING_MIN_SECONDS_AFTER_SEND/,
+      /TRACKING_MIN_MS_AFTER_SEND/,
     );
   });
 });

@@ -125,9 +125,9 @@ describe('inbound webhook security', () => {
           .status,
       ).to.equal(200);
       expect(await events()).to.have.length(2);
-      const window = server().context.config.WEBHOOK_INBOUND_REPLAY_WINDOW_SECONDS;
+      const window = server().context.config.WEBHOOK_INBOUND_REPLAY_WINDOW_MS;
       await testDb().query(sql.unsafe`
-        update webhook_deliveries set created_at = now() - ${window + 60} * interval '1 second'
+        update webhook_deliveries set created_at = now() - ${window + 60_000} * interval '1 millisecond'
         where endpoint_id = ${endpoint.id}`);
       expect((await post(inbound(endpoint.id), body, signature)).status).to.equal(200);
       expect(await events()).to.have.length(3);

@@ -176,7 +176,7 @@ describe('outbound webhooks', () => {
     expect(await messagesOf(endpoint.id)).to.equal(1);
   });
 
-  it('disables an endpoint that has only failed for WEBHOOK_DISABLE_AFTER_DAYS, with the reason', async () => {
+  it('disables an endpoint that has only failed for WEBHOOK_DISABLE_AFTER_MS, with the reason', async () => {
     receiver().answer = () => ({ status: 500 });
     const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
     await backdateFailureStreak(endpoint.id);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { migrateAll } from '../../src/app/runtime.ts';
-import { parseConfig } from '../../src/config.ts';
+import { config, parseConfig } from '../../src/config.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { createDatabasePool, sql } from '../../src/db/pool.ts';
 import {
@@ -94,7 +94,7 @@ describe('webhook signing secrets at rest', () => {
           previous_secret_expires_at)
         values ('ws_old', 'whe_old', 'old', 'OUTBOUND', 'https://example.com', 'whsec_b2xkLXNlY3JldA==',
           'whsec_cHJldmlvdXM=', now() + interval '1 hour')`);
-      await migrateAll(database.url);
+      await migrateAll(database.url, config());
       const raw = await rawRows('webhook_endpoints', database.url);
       expect(raw).not.to.contain('b2xkLXNlY3JldA').and.not.to.contain('cHJldmlvdXM');
       const row = JSON.parse(raw);
@@ -103,7 +103,7 @@ describe('webhook signing secrets at rest', () => {
       const context = 'ws_old:webhook:whe_old';
       expect(decryptSecret(row.secret_sealed, context, ring)).to.equal('whsec_b2xkLXNlY3JldA==');
       expect(decryptSecret(row.previous_secret_sealed, context, ring)).to.equal('whsec_cHJldmlvdXM=');
-      await migrateAll(database.url); // again: nothing left to seal, nothing changes
+      await migrateAll(database.url, config()); // again: nothing left to seal, nothing changes
       expect(await rawRows('webhook_endpoints', database.url)).to.equal(raw);
     } finally {
       await db.end();

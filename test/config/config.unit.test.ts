@@ -1,6 +1,6 @@
 // Configuration parsing: a unit of our own, called directly with environments.
 import { expect } from 'chai';
-import { ConfigError, parseConfig } from '../../src/config.ts';
+import { ConfigError, configWarnings, parseConfig } from '../../src/config.ts';
 
 function failure(environment: NodeJS.ProcessEnv): string {
   try {
@@ -22,8 +22,8 @@ describe('configuration', () => {
       NODE_ENV: 'development',
       PORT: 3000,
       DATA_DIR: '.data',
-      SESSION_IDLE_TIMEOUT_MINUTES: 24 * 60,
-      SESSION_ABSOLUTE_TIMEOUT_HOURS: 14 * 24,
+      SESSION_IDLE_TIMEOUT_MS: 24 * 3_600_000,
+      SESSION_ABSOLUTE_TIMEOUT_MS: 14 * 24 * 3_600_000,
       trustProxy: false,
     });
     expect(config.DATABASE_URL).to.equal(undefined);
@@ -38,7 +38,7 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
       [{ SESSION_SECRET: 'short' }, /SESSION_SECRET: must be at least 32 characters/],
       [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY: /],
-      [{ SESSION_IDLE_TIMEOUT_MINUTES: '0' }, /SESSION_IDLE_TIMEOUT_MINUTES: /],
+      [{ SESSION_IDLE_TIMEOUT_MS: '0' }, /SESSION_IDLE_TIMEOUT_MS: /],
       [{ SIGNIN_MAX_FAILURES_PER_EMAIL: '-1' }, /SIGNIN_MAX_FAILURES_PER_EMAIL: /],
       [{ WEBHOOK_RETRY_SCHEDULE: '1,x' }, /WEBHOOK_RETRY_SCHEDULE: must be comma-separated whole seconds/],
     ];
@@ -74,7 +74,10 @@ describe('configuration', () => {
       [{ SEGMENT_REFRESH_CRON: '* * * * * *' }, 'SEGMENT_REFRESH_CRON: must be a cron expression'],
       [{ NODE_ENV: 'staging' }, 'NODE_ENV: must be one of development, test, production'],
       [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, 'WEBHOOK_ALLOW_HTTP: must be true or false'],
-      [{ WEBHOOK_DISABLE_AFTER_DAYS: 'never' }, 'WEBHOOK_DISABLE_AFTER_DAYS: must be a number above 0'],
+      [
+        { WEBHOOK_DISABLE_AFTER_MS: 'never' },
+        'WEBHOOK_DISABLE_AFTER_MS: must be a whole number of milliseconds',
+      ],
       [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL: must be a postgres:// or postgresql:// URL'],
       [{ PUBLIC_URL: 'switchboard.example.com' }, 'PUBLIC_URL: must be an http:// or https:// URL'],
     ];
@@ -84,7 +87,9 @@ describe('configuration', () => {
   it('accepts valid cron expressions and numbers with surrounding spaces', () => {
     expect(parseConfig({ SEGMENT_REFRESH_CRON: '*/5 * * * *' }).SEGMENT_REFRESH_CRON).to.equal('*/5 * * * *');
     expect(parseConfig({ PORT: ' 8080 ' }).PORT).to.equal(8080);
-    expect(parseConfig({ WEBHOOK_DISABLE_AFTER_DAYS: '0.5' }).WEBHOOK_DISABLE_AFTER_DAYS).to.equal(0.5);
+    expect(parseConfig({ WEBHOOK_DISABLE_AFTER_MS: '43200000' }).WEBHOOK_DISABLE_AFTER_MS).to.equal(
+      43_200_000,
+    );
     expect(parseConfig({}).DATABASE_STATEMENT_TIMEOUT_MS).to.be.a('number');
   });
 
@@ -164,7 +169,7 @@ describe('outbound targets and secrets at rest', () => {
       'ALLOW_PRIVATE_TARGETS: may not be true',
     );
     expect(failure({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).to.contain(
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS: may not be true',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS (now ALLOW_PRIVATE_TARGETS): may not be true',
     );
   });
 
@@ -195,5 +200,42 @@ describe('configuration: password hashing', () => {
         'PASSWORD_HASH_MEMORY_KIB: must be a whole number of KiB from 8 to 1048576',
       );
     }
+  });
+});
+
+describe('configuration: deprecated names', () => {
+  it('reads a duration under its old name, converted to milliseconds, with one warning', () => {
+    const environment = { SESSION_IDLE_TIMEOUT_MINUTES: '30', RETENTION_EVENTS_DAYS: '365' };
+    const config = parseConfig(environment);
+    expect(config.SESSION_IDLE_TIMEOUT_MS).to.equal(30 * 60_000);
+    expect(config.RETENTION_EVENTS_MS).to.equal(365 * 86_400_000);
+    expect(configWarnings(environment)).to.deep.equal([
+      'SESSION_IDLE_TIMEOUT_MINUTES is deprecated: use SESSION_IDLE_TIMEOUT_MS (30 minutes is SESSION_IDLE_TIMEOUT_MS=1800000)',
+      'RETENTION_EVENTS_DAYS is deprecated: use RETENTION_EVENTS_MS (365 days is RETENTION_EVENTS_MS=31536000000)',
+    ]);
+  });
+
+  it('lets the new name win when both are set, and warns', () => {
+    const environment = { JOB_SUPERVISE_SECONDS: '5', JOB_SUPERVISE_MS: '2000' };
+    expect(parseConfig(environment).JOB_SUPERVISE_MS).to.equal(2_000);
+    expect(configWarnings(environment)).to.deep.equal([
+      'JOB_SUPERVISE_SECONDS and JOB_SUPERVISE_MS are both set: JOB_SUPERVISE_MS wins; remove JOB_SUPERVISE_SECONDS',
+    ]);
+  });
+
+  it('names the old variable when its value is wrong', () => {
+    expect(failure({ PUSH_TTL_SECONDS: 'a day' })).to.contain(
+      'PUSH_TTL_SECONDS: must be a number of seconds (it is now PUSH_TTL_MS, in milliseconds)',
+    );
+    expect(failure({ TELEGRAM_LINK_TTL_MINUTES: '0' })).to.contain(
+      'TELEGRAM_LINK_TTL_MINUTES (now TELEGRAM_LINK_TTL_MS): ',
+    );
+  });
+
+  it('keeps WEBHOOK_ALLOW_PRIVATE_TARGETS as the old name of ALLOW_PRIVATE_TARGETS', () => {
+    expect(configWarnings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).to.deep.equal([
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is deprecated: use ALLOW_PRIVATE_TARGETS',
+    ]);
+    expect(configWarnings({})).to.deep.equal([]);
   });
 });
