@@ -1,7 +1,7 @@
 // The service under test, started once per run by the root hooks.
 
 import pg from 'pg';
-import { config } from '../../src/config.ts';
+import { config, parseConfig } from '../../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import type { AppContext } from '../../src/http/context.ts';
 
@@ -66,7 +66,9 @@ export async function startTestCluster(dataDir: string): Promise<() => Promise<v
     : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
   const templateUrl = await createDatabase(embedded.url, TEMPLATE_DATABASE);
   const runtime = await import('../../src/app/runtime.ts');
-  await runtime.migrateAll(templateUrl, config());
+  // Parsed, not config(): a serial run's process starts its service later in this same process,
+  // once the fake Bot API has set TELEGRAM_API_ROOT, and config() would keep this parse.
+  await runtime.migrateAll(templateUrl, parseConfig(process.env));
   process.env.SWITCHBOARD_TEST_TEMPLATE_URL = templateUrl;
   return () => embedded.stop();
 }
