@@ -60,7 +60,7 @@ function toEnrollment(row: EnrollmentRow) {
 /** A segment trigger must name a segment of this workspace (404, like any unknown id). */
 async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigger | undefined) {
   if (trigger?.type !== 'segment_entered' && trigger?.type !== 'broadcast') return;
-  if (!(await segmentExists(db, workspaceId, trigger.segmentId))) {
+  if (!(await segmentExists(db, workspaceId, trigger.segmentId, { hold: true }))) {
     throw new NotFoundError('Segment', 'No segment in this workspace has trigger.segmentId.');
   }
 }
@@ -71,7 +71,7 @@ async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[]
   for (const { key, step } of allSteps(steps as Step[])) {
     const condition = step.if as { segment?: unknown } | undefined;
     if (step.type !== 'branch' || typeof condition?.segment !== 'string') continue;
-    if (!(await segmentExists(db, workspaceId, condition.segment))) {
+    if (!(await segmentExists(db, workspaceId, condition.segment, { hold: true }))) {
       throw new NotFoundError(
         'Segment',
         `No segment in this workspace has the id in step ${key}'s if.segment.`,
@@ -120,9 +120,12 @@ function checkTemplates(steps: unknown[] | undefined) {
 
 export async function createCampaign(db: Db, workspaceId: string, input: CampaignDefinition) {
   checkTemplates(input.steps);
-  await checkTrigger(db, workspaceId, input.trigger as CampaignTrigger);
-  await checkBranchSegments(db, workspaceId, input.steps);
-  return toCampaign(await insertCampaign(db, workspaceId, newId('campaign'), input));
+  // One transaction, so the segments it names are held until the campaign naming them commits.
+  return db.transaction(async (tx) => {
+    await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger);
+    await checkBranchSegments(tx, workspaceId, input.steps);
+    return toCampaign(await insertCampaign(tx, workspaceId, newId('campaign'), input));
+  });
 }
 
 export async function requireCampaign(

@@ -56,7 +56,25 @@ export function optionName(path: string): string {
   return `${flag}${item}`;
 }
 
+/** PostgreSQL's code for a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
+function postgresCode(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+}
+
 function errorLines(error: unknown): string[] {
+  // Most often the CLI was pointed at another database than the service's (a fresh embedded one,
+  // because DATA_DIR or EMBEDDED_PG_PORT was not given), whose tables were never made.
+  if (postgresCode(error) === UNDEFINED_TABLE)
+    return [
+      `${error instanceof Error ? error.message : error}: this database has no Switchboard tables.`,
+      'Give the CLI the DATA_DIR, EMBEDDED_PG_PORT or DATABASE_URL the service runs with (its start ' +
+        'banner prints them), or run `switchboard migrate` to set this database up.',
+    ];
   if (error instanceof ValidationError)
     return error.errors.map(
       (fieldError: FieldError) => `${optionName(fieldError.path)}: ${fieldError.message}`,

@@ -208,8 +208,18 @@ export async function listContacts(
   );
 }
 
-export async function segmentExists(db: Db, workspaceId: string, segmentId: string): Promise<boolean> {
-  return db.exists(
-    sql.unsafe`select 1 from segments where workspace_id = ${workspaceId} and id = ${segmentId}`,
-  );
+/**
+ * Whether the workspace has the segment. `hold` keeps it (key share) for the rest of the caller's
+ * transaction: a campaign that is about to name it must not see it deleted before it commits.
+ */
+export async function segmentExists(
+  db: Db,
+  workspaceId: string,
+  segmentId: string,
+  options: { hold?: boolean } = {},
+): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    select 1 from segments where workspace_id = ${workspaceId} and id = ${segmentId}
+    ${options.hold ? sql.fragment`for key share` : sql.fragment``}
+  `);
 }

@@ -19,10 +19,23 @@ export const PROBLEM_TYPE_PREFIX = 'urn:switchboard:problem:';
 
 type BodyParserError = Error & { type?: string; status?: number };
 
+/** Whether a body the strict parser refused is JSON all the same (`null`, `"text"`, `42`). */
+function parsesAsJson(error: BodyParserError & { body?: unknown }): boolean {
+  if (typeof error.body !== 'string') return false;
+  try {
+    JSON.parse(error.body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function fromBodyParser(error: BodyParserError): AppError | null {
   switch (error.type) {
     case 'entity.parse.failed':
-      return new BadRequestError('The request body is not valid JSON.', 'malformed-json');
+      return parsesAsJson(error)
+        ? new BadRequestError('The request body must be a JSON object or array.', 'malformed-json')
+        : new BadRequestError('The request body is not valid JSON.', 'malformed-json');
     case 'entity.too.large':
       return new PayloadTooLargeError('1 MB');
     case 'encoding.unsupported':

@@ -117,10 +117,18 @@ const TriggeringCampaign = z.object({
 export type TriggeringCampaign = z.infer<typeof TriggeringCampaign>;
 
 /** The campaigns whose trigger names the segment, oldest first. */
-export async function campaignsTriggeredBy(db: Db, workspaceId: string, segmentId: string) {
+/**
+ * The campaigns that name the segment: a segment-entry trigger (held by a foreign key too), a
+ * broadcast's audience, or a branch condition anywhere in the steps. Deleting it under any of them
+ * would leave a broadcast with no audience or a branch that silently never holds.
+ */
+export async function campaignsUsingSegment(db: Db, workspaceId: string, segmentId: string) {
   return db.any(sql.type(TriggeringCampaign)`
     select id, name, status from campaigns
-    where workspace_id = ${workspaceId} and trigger_segment_id = ${segmentId}
+    where workspace_id = ${workspaceId}
+      and (trigger_segment_id = ${segmentId}
+        or trigger->>'segmentId' = ${segmentId}
+        or jsonb_path_exists(steps, '$.**.if.segment ? (@ == $id)', jsonb_build_object('id', ${segmentId}::text)))
     order by created_at, id
   `);
 }

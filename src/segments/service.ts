@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { segmentInUse } from './inUse.ts';
 import {
-  campaignsTriggeredBy,
+  campaignsUsingSegment,
   countSegments,
   deleteSegment as deleteSegmentRow,
   findSegment,
@@ -130,7 +130,7 @@ export async function updateSegment(
 export async function deleteSegment(db: Db, workspaceId: string, segmentId: string) {
   await db.transaction(async (tx) => {
     if (!(await lockSegment(tx, workspaceId, segmentId))) throw new NotFoundError('Segment');
-    const campaigns = await campaignsTriggeredBy(tx, workspaceId, segmentId);
+    const campaigns = await campaignsUsingSegment(tx, workspaceId, segmentId);
     if (campaigns.length > 0) throw new ConflictError(segmentInUse(campaigns), 'segment-in-use');
     await deleteSegmentRow(tx, workspaceId, segmentId);
   });
