@@ -3,7 +3,8 @@
 //
 //   bin/ → src/app/ (composition) → features → platform kits → ground (config.ts, log.ts, version.ts)
 //
-// Features may use one another only downwards in FEATURE_ORDER, and only through index.ts.
+// Features may use one another only downwards in FEATURE_ORDER, and only through index.ts; kits
+// one another only downwards in KIT_ORDER.
 
 /** Features, top to bottom: each may import (the index.ts of) those after it, never those before. */
 const FEATURE_ORDER = [
@@ -28,20 +29,25 @@ const FEATURE_ORDER = [
   'channels',
   'health',
 ];
-/** Platform kits: they know no feature. */
-const KITS = ['http', 'jobs', 'outbox', 'db', 'cli', 'net', 'secrets', 'templates', 'threads'];
+/**
+ * Platform kits, top to bottom: they know no feature, and each may import only those after it.
+ * core (the AppContext type and the error family) is at the bottom: web, worker and CLI all use it.
+ */
+const KIT_ORDER = ['cli', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
 const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;
 const FEATURE = any(FEATURE_ORDER);
 
-const orderRules = FEATURE_ORDER.slice(1).map((feature, index) => ({
-  name: `feature-order-${feature}`,
-  comment: `${feature} sits below ${FEATURE_ORDER.slice(0, index + 1).join(', ')} and may not import them (feature order in .dependency-cruiser.cjs).`,
-  severity: 'error',
-  from: { path: `^src/${feature}/` },
-  to: { path: any(FEATURE_ORDER.slice(0, index + 1)) },
-}));
+/** One rule per feature or kit: it may not import the ones listed before it in its order. */
+const orderRules = (kind, order, list) =>
+  order.slice(1).map((name, index) => ({
+    name: `${kind}-order-${name}`,
+    comment: `${name} sits below ${order.slice(0, index + 1).join(', ')} and may not import them (${list} in .dependency-cruiser.cjs).`,
+    severity: 'error',
+    from: { path: `^src/${name}/` },
+    to: { path: any(order.slice(0, index + 1)) },
+  }));
 
 module.exports = {
   forbidden: [
@@ -55,10 +61,9 @@ module.exports = {
     },
     {
       name: 'kit-imports-feature-or-composition',
-      comment:
-        'Platform kits (http, jobs, outbox, db, cli, net, secrets, templates) know no feature: what they need is handed in.',
+      comment: 'Platform kits (KIT_ORDER) know no feature: what they need is handed in.',
       severity: 'error',
-      from: { path: any(KITS) },
+      from: { path: any(KIT_ORDER) },
       to: { path: [FEATURE, '^src/app/'] },
     },
     {
@@ -111,7 +116,8 @@ module.exports = {
       from: { path: '^src/' },
       to: { path: '^(bench|test)/' },
     },
-    ...orderRules,
+    ...orderRules('feature', FEATURE_ORDER, 'FEATURE_ORDER'),
+    ...orderRules('kit', KIT_ORDER, 'KIT_ORDER'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -3,7 +3,7 @@
 // sign-in (and every other use of the pool: DNS, file reads) waits behind them. At most
 // `concurrency` derivations run at once; password checks (sign-in) are served before new hashes
 // (registration); a full queue answers 503 with Retry-After at once instead of queueing forever.
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 
 export type HashingPriority = 'urgent' | 'normal';
 export type HashingLimits = { concurrency: number; queue: number };

@@ -15,8 +15,8 @@
 // ceiling (the owner has proved the password); a failure keeps the reservation as a failure.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { RateLimitedError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { RateLimitedError } from '../http/errors.ts';
 import {
   deleteAttempts,
   findLockedSubjects,

@@ -2,8 +2,8 @@
 // functions as /api/auth/signin and /api/auth/register, so the same limits apply (a 429 page says
 // when the lock-out ends, with Retry-After), and both carry the double-submit CSRF token.
 import express, { type Express, type Request, type Response } from 'express';
-import type { AppContext } from '../http/context.ts';
-import { AppError } from '../http/errors.ts';
+import type { AppContext } from '../core/context.ts';
+import { AppError } from '../core/errors.ts';
 import { csrfToken, escapeHtml, layout, safeNext, signoutForm, validCsrf } from '../http/html.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';

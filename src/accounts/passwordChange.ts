@@ -5,8 +5,8 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import { ValidationError } from '../core/errors.ts';
 import { type Db, sql } from '../db/pool.ts';
-import { ValidationError } from '../http/errors.ts';
 import { clearAfterSignin, releaseAttempt, reserveSigninAttempt } from './limits.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { findUserByEmailWithHash, findUserById } from './queries.ts';

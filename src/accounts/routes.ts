@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnauthorizedError } from '../http/errors.ts';
+import { UnauthorizedError } from '../core/errors.ts';
 import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';

@@ -1,9 +1,9 @@
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { Config } from '../config.ts';
+import { ConflictError, UnauthorizedError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
-import { ConflictError, UnauthorizedError } from '../http/errors.ts';
 import { accountHooks } from './hooks.ts';
 import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';

@@ -10,9 +10,9 @@
 // after ENTRY_TTL_MS whatever happens. Unknown hashes are never cached: a key created a moment
 // ago works at once, and guessing cannot fill memory.
 
+import type { AppContext } from '../core/context.ts';
 import { type Listener, listen } from '../db/listener.ts';
 import type { Db } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { type ApiKeyRow, findLiveApiKeyByHash } from './queries.ts';
 
 export const API_KEYS_CHANNEL = 'switchboard_api_keys';

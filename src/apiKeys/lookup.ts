@@ -1,7 +1,7 @@
 // How authentication (src/http/principal.ts) finds a presented key and notes its use; the
 // composition layer hands this to the HTTP kit through the application context.
 import type { DatabasePool } from 'slonik';
-import type { ApiKeyLookup, AppContext } from '../http/context.ts';
+import type { ApiKeyLookup, AppContext } from '../core/context.ts';
 import { findLiveApiKey } from './cache.ts';
 import { hashApiKey, isWellFormedApiKey } from './keyFormat.ts';
 import { touchApiKeyLastUsed } from './queries.ts';

@@ -1,6 +1,6 @@
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import type { Scope } from '../http/scopes.ts';
 import { forgetCachedApiKeys } from './cache.ts';
 import { generateApiKey, hashApiKey, keyDisplayParts, maskKey } from './keyFormat.ts';

@@ -1,11 +1,11 @@
 // What every process of the service shares: the database pool, the job queue and the wiring of
 // the features to one another (effects.ts). Web, worker and the test server all start here.
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { shareByWorkspace } from '../db/workspaceShare.ts';
-import type { AppContext } from '../http/context.ts';
 import { type Boss, createBoss } from '../jobs/boss.ts';
 import { createLogger } from '../log.ts';
 import { installKeyRing } from '../secrets/index.ts';

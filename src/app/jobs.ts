@@ -1,7 +1,7 @@
 // What the worker runs: every feature's job definitions and long-running services.
 
 import type { Config } from '../config.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { campaigns, events, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
 import { retentionJob } from './retention.ts';

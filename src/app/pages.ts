@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import express, { type Express, type Request, type Response } from 'express';
 import { findUserById } from '../accounts/index.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { csrfToken, escapeHtml, FAVICON_LINK, FAVICON_SVG, layout, signoutForm } from '../http/html.ts';
 import { accounts, forms, messages, push, tracking, workspaces } from './features.ts';
 

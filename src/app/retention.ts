@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { print, run, withDatabase } from '../cli/context.ts';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { countPrunable, msBefore, pruneTable, type RetentionRule } from '../db/retention.ts';
-import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import {
   accounts,

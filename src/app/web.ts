@@ -1,9 +1,9 @@
 // The web process: the Express app with every feature's routes and pages, listening on PORT, and
 // a shutdown that lets requests in flight finish.
 import type { Server, ServerResponse } from 'node:http';
+import type { AppContext } from '../core/context.ts';
 import type { Stoppable } from '../db/resolve.ts';
 import { createHttpApp } from '../http/app.ts';
-import type { AppContext } from '../http/context.ts';
 import { StartupError } from '../log.ts';
 import { apiKeys } from './features.ts';
 import { installPages } from './pages.ts';

@@ -1,6 +1,7 @@
 // The worker: every feature's jobs worked (and scheduled), every worker service started.
+
+import type { AppContext } from '../core/context.ts';
 import type { Stoppable } from '../db/resolve.ts';
-import type { AppContext } from '../http/context.ts';
 import { allJobs, allWorkerServices } from './jobs.ts';
 
 export async function startWorker(context: AppContext): Promise<Stoppable> {

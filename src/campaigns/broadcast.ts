@@ -4,9 +4,9 @@
 // transaction (their messages and send jobs, for a send step), as their step jobs would have. The campaign keeps the last contact enrolled as its cursor:
 // a page job that does not start at the cursor is a retry of a page already done, and is dropped.
 import { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, jsonbRows, sql, type Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emitMany } from '../outbox/emit.ts';

@@ -5,8 +5,8 @@
 // arms a delayed job for its own step; a send creates its message (unique per enrollment and step)
 // with its delivery job, which sends it.
 import { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
 import { looksLikeHtml } from '../templates/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';

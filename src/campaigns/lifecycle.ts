@@ -3,9 +3,10 @@
 // What the engine does on each: activating a broadcast from draft enrolls its segment; pausing
 // holds enrollments at their next step (the step job sees the status); resuming queues the held
 // ones again; archiving exits every active enrollment at once.
+
+import type { AppContext } from '../core/context.ts';
+import { ConflictError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
-import { ConflictError } from '../http/errors.ts';
 import { emit } from '../outbox/emit.ts';
 import { startBroadcast } from './broadcast.ts';
 import { exitAllActive, releaseHeld } from './lifecycleQueries.ts';

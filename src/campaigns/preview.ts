@@ -2,8 +2,8 @@
 // kit), without making or sending anything: an email's subject, HTML and text, a push's title,
 // body, URL and icon, a Telegram text. A template error is a 400 naming the step, the part
 // (subject, html, text, title, body, url, icon) and the line.
-import type { AppContext } from '../http/context.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
+import type { AppContext } from '../core/context.ts';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
 import { findDeliveryContext, renderMessage } from '../messages/index.ts';
 import { TemplateError } from '../templates/index.ts';
 import { templateOf } from './engine.ts';

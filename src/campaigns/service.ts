@@ -2,9 +2,9 @@
 // delete (drafts and archived ones) and the paginated enrollment list.
 
 import { segmentExists } from '../contacts/index.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { type TemplateKind, validateTemplate } from '../templates/index.ts';
 import { allSteps, type Step } from './flow.ts';
 import { exitEnrollment } from './lifecycleQueries.ts';

@@ -5,8 +5,9 @@
 // their send jobs, enrollments moved on or completed, next steps queued); anything else (waits,
 // branches, paused or archived campaigns, paced sends) runs as a single step job would, in the
 // same transaction. A job that is not at its enrollment's step is stale and does nothing, as alone.
+
+import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { createCampaignMessages } from '../messages/index.ts';
 import { runLockedStep, StepPayload, stepMessage } from './engine.ts';

@@ -1,6 +1,6 @@
 // What other features use of channels: the Channel boundary, one `sendMessage` for any channel,
 // and each workspace's configuration. Routes live in feature.ts, for the composition layer.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { emailChannel } from './email/channel.ts';
 import { pushChannel } from './push/channel.ts';
 import { telegramChannel } from './telegram/channel.ts';

@@ -1,7 +1,7 @@
 // The boundary every channel module sits behind (email, Telegram; web push next). The
 // flow engine and transactional sends build an OutgoingMessage, call `send`, and record the
 // outcome; a channel never writes message rows or emits webhooks itself.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 
 /** Where an SMTP exchange failed ('config': before any connection, e.g. no channel configured). */
 export type SendStage = 'config' | 'connect' | 'tls' | 'auth' | 'mail-from' | 'rcpt-to' | 'data';

@@ -3,9 +3,9 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { type Config, configOrExit, configWarnings } from '../config.ts';
+import { type FieldError, ValidationError } from '../core/errors.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { resolveDatabase } from '../db/resolve.ts';
-import { type FieldError, ValidationError } from '../http/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { createLogger } from '../log.ts';
 import { installKeyRing } from '../secrets/index.ts';

@@ -1,8 +1,8 @@
 // Merging two contacts: the secondary's history moves to the primary and the secondary is gone,
 // its id resolving to the primary for 30 days. Used by POST …/contacts/merge and by identify.
 import { deleteUnverifiedPushSubscriptionsOfIdentified } from '../channels/index.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { emitMany, type OutgoingEvent } from '../outbox/emit.ts';
 import { contactsChanged } from './effects.ts';
 import {

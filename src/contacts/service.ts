@@ -1,9 +1,9 @@
 // Contacts: the person records of a workspace. Every write runs in the caller's transaction and
 // leaves segments and segment-triggered campaigns up to date before it returns.
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { emit, emitMany } from '../outbox/emit.ts';
 import { contactsChanged } from './effects.ts';
 import { eraseContactRows } from './eraseQueries.ts';

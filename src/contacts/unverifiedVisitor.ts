@@ -6,8 +6,8 @@
 // answer is the one any anonymous visitor gets: it does not reveal that the id is taken. Reaching
 // the known person needs the identity token.
 import { unverifiedStandIn } from '../channels/index.ts';
+import { ConflictError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
-import { ConflictError } from '../http/errors.ts';
 import { findAnonymousIdOwner } from './queries.ts';
 
 /** Stand-ins are tried in turn: only the API (a merge, an edit) makes one identified, so few exist. */

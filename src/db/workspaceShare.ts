@@ -6,7 +6,7 @@
 // Work outside any workspace (sign-in, health, pg-boss) is not limited.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabasePool } from 'slonik';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import { CONNECTION_METHODS } from './acquireTimeout.ts';
 
 type Running = {

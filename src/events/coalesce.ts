@@ -21,7 +21,7 @@ import {
   ConnectionError,
   type DatabasePool,
 } from 'slonik';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 
 /** Groups in flight per process; each holds a pooled connection (the default pool has 10). */

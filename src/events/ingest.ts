@@ -1,9 +1,10 @@
 // The ingest pipeline shared by POST …/events, POST …/events/batch and inbound webhooks. It runs
 // inside the caller's transaction, so when the caller commits, the events and every side effect
 // (contacts, segments, enrollments, scores, outgoing events) are there together, or none is.
+
+import { AppError, BadRequestError, ConflictError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
-import { AppError, BadRequestError, ConflictError } from '../http/errors.ts';
 import { collectEmits, emitMany, keepListenedEmits } from '../outbox/emit.ts';
 import type { ScoredEvent } from '../scoring/index.ts';
 import { contactTypes, readRuleHistory } from './definitions.ts';

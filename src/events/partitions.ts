@@ -7,8 +7,8 @@
 // that times out changes nothing and the next one tries again (partitions are made months ahead).
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { type Db, sql } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 
 export const PARTITIONS_QUEUE = 'events.partitions';

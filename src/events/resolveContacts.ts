@@ -19,10 +19,10 @@ import {
   mergeContactRows,
   type NewContact,
 } from '../contacts/index.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
-import { NotFoundError } from '../http/errors.ts';
 import { emitMany } from '../outbox/emit.ts';
 import type { IngestItem } from './ingestItem.ts';
 

@@ -2,8 +2,8 @@
 
 import type { DatabasePool } from 'slonik';
 import { findContact } from '../contacts/index.ts';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { ingestCoalesced } from './coalesce.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 import { toEvent } from './present.ts';

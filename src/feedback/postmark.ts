@@ -4,7 +4,7 @@
 // Postmark's id, the one its SMTP reply gave.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { FEEDBACK_MESSAGE_ID, type FeedbackEndpointRow, openPostmarkCredentials } from '../channels/index.ts';
-import { ConflictError, UnauthorizedError } from '../http/errors.ts';
+import { ConflictError, UnauthorizedError } from '../core/errors.ts';
 import { SecretDecryptionError } from '../secrets/index.ts';
 import { type FeedbackEvent, type FeedbackKind, ourMessageId, record, text } from './events.ts';
 

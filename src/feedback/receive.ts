@@ -13,10 +13,10 @@ import {
   type FeedbackProvider,
   findFeedbackEndpointById,
 } from '../channels/index.ts';
+import type { AppContext } from '../core/context.ts';
+import { AppError, BadRequestError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
-import { AppError, BadRequestError, NotFoundError } from '../http/errors.ts';
 import { MALFORMED_JSON } from '../http/malformedJson.ts';
 import { findFeedbackMessage, recordBounce, recordComplaint, recordDelivered } from '../messages/index.ts';
 import type { FeedbackEvent } from './events.ts';

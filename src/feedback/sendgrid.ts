@@ -4,7 +4,7 @@
 // `sg_message_id` starts with the id SendGrid's SMTP reply gave ("queued as <id>").
 import { createPublicKey, verify } from 'node:crypto';
 import { FEEDBACK_MESSAGE_ID } from '../channels/index.ts';
-import { UnauthorizedError } from '../http/errors.ts';
+import { UnauthorizedError } from '../core/errors.ts';
 import { type FeedbackEvent, type FeedbackKind, ourMessageId, record, text } from './events.ts';
 
 export const SIGNATURE_HEADER = 'X-Twilio-Email-Event-Webhook-Signature';

@@ -6,7 +6,7 @@
 import { createVerify, type KeyObject, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { UnauthorizedError } from '../http/errors.ts';
+import { UnauthorizedError } from '../core/errors.ts';
 
 const Field = z.string().min(1).max(300_000);
 

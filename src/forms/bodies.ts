@@ -2,7 +2,7 @@
 // form), multipart (a form with enctype="multipart/form-data", or fetch with FormData) or JSON.
 // Multipart is parsed by the Fetch API's own parser (undici, in Node): no dependency for it.
 import express, { type Request } from 'express';
-import { AppError, BadRequestError, ValidationError } from '../http/errors.ts';
+import { AppError, BadRequestError, ValidationError } from '../core/errors.ts';
 import { findUnstorableText } from '../http/validation.ts';
 
 export const FORM_BODY_LIMIT = '64kb';

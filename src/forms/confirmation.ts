@@ -11,8 +11,8 @@
 // stored and answered the same way whatever the limits decide, so the answer reveals nothing.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { sessionSecret } from '../http/session.ts';
 import { createMessage, enqueueDelivery, isSubscribed, setSubscription } from '../messages/index.ts';
 import {

@@ -5,9 +5,9 @@
 // limit. Browsers get HTML back (the form again with its errors; a thank-you page or the form's
 // redirect), JSON callers get JSON (problem+json for errors). Invalid input stores nothing.
 import type { Express, Request, Response } from 'express';
+import type { AppContext } from '../core/context.ts';
+import { AppError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
-import type { AppContext } from '../http/context.ts';
-import { AppError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
 import { answerPreflight, authenticatePublicRequest, limitRequests } from '../publicKeys/index.ts';
 import { parseFormBody, readRawBody, wantsJson } from './bodies.ts';

@@ -1,7 +1,7 @@
 // The hosted form's HTML: one self-contained page (inline styles, no scripts, no outside assets),
 // labelled inputs, errors announced in a summary and tied to each input (aria-describedby,
 // aria-invalid), and a honeypot input that people never see and bots fill in.
-import type { FieldError } from '../http/errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import { escapeHtml, layout } from '../http/html.ts';
 import type { FormRow } from './queries.ts';
 import { type FormField, HONEYPOT } from './schemas.ts';

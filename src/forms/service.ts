@@ -1,9 +1,9 @@
 // Forms: made, read, changed and deleted through the API; the hosted page is their public face.
 import type { Config } from '../config.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import {
   deleteForm,
   type FormRow,

@@ -9,12 +9,12 @@
 // until the link is followed, and the confirmation email goes out only as far as its limits allow
 // (confirmation.ts): the submission is stored and answered alike either way.
 import { type ContactRow, createContact, findContactByEmail, patchContact } from '../contacts/index.ts';
+import type { AppContext } from '../core/context.ts';
+import { ConflictError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import { ingestEvents } from '../events/index.ts';
-import type { AppContext } from '../http/context.ts';
-import { ConflictError } from '../http/errors.ts';
 import { setSubscription } from '../messages/index.ts';
 import { emit } from '../outbox/emit.ts';
 import { type ConsentStep, consentStep, sendConfirmation } from './confirmation.ts';

@@ -2,8 +2,8 @@
 // required ones present, nothing the form does not have. Errors name the field, so the hosted
 // page can show each beside its input and JSON callers get `body.<key>` paths.
 
+import type { FieldError } from '../core/errors.ts';
 import { isEmailAddress, normaliseEmailText } from '../http/email.ts';
-import type { FieldError } from '../http/errors.ts';
 import { type FormField, HONEYPOT } from './schemas.ts';
 
 export type Submitted = Record<string, string | boolean>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
 import { sql } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { openApiDocument } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { Timestamp } from '../http/validation.ts';

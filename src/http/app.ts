@@ -9,15 +9,15 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { redactUrl } from '../log.ts';
-import type { AppContext } from './context.ts';
+import type { AppContext } from '../core/context.ts';
 import {
   ForbiddenError,
   MethodNotAllowedError,
   NotFoundError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from './errors.ts';
+} from '../core/errors.ts';
+import { redactUrl } from '../log.ts';
 import {
   findJsonLimitBreach,
   JSON_BODY_LIMIT_BYTES,

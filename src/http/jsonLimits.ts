@@ -8,7 +8,7 @@
 // So `1e400` (beyond the range), `12345678901234567890` (more digits than a double keeps) and
 // `1e-400` (below the smallest double) are refused; `1e20`, `0.1` and `-0` (stored as 0) are not.
 import type { Config } from '../config.ts';
-import { type FieldError, UnsupportedMediaTypeError, ValidationError } from './errors.ts';
+import { type FieldError, UnsupportedMediaTypeError, ValidationError } from '../core/errors.ts';
 
 export type JsonLimits = { maxDepth: number; maxArrayItems: number; maxObjectKeys: number };
 

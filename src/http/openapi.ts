@@ -45,7 +45,7 @@ export const ProblemSchema = registry.register(
     .openapi({ description: 'An RFC 9457 problem details object, sent as application/problem+json.' }),
 );
 
-/** The header of 429 and 503 answers that says when to try again (http/errors.ts sets it). */
+/** The header of 429 and 503 answers that says when to try again (core/errors.ts sets it). */
 export const RetryAfterHeader = z.object({
   'Retry-After': z
     .number()

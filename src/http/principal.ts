@@ -3,10 +3,10 @@
 // then check membership (sessions) or that the key belongs to the workspace and has the scope.
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../core/errors.ts';
 import { sql } from '../db/pool.ts';
 import type { Access } from './access.ts';
-import type { AppContext } from './context.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 
 export type Role = 'ADMIN' | 'MEMBER';
 

@@ -4,8 +4,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { SchemaValidationError, UniqueIntegrityConstraintViolationError } from 'slonik';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import type { Logger } from '../log.ts';
 import {
   AppError,
   BadRequestError,
@@ -13,7 +11,9 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
-} from './errors.ts';
+} from '../core/errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import type { Logger } from '../log.ts';
 
 export const PROBLEM_TYPE_PREFIX = 'urn:switchboard:problem:';
 

@@ -12,7 +12,7 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from './errors.ts';
+} from '../core/errors.ts';
 import { problemBody } from './problem.ts';
 
 const EXAMPLE_REQUEST_ID = '5b0e2c1a-8f3d-4e6b-9a27-1c4d8e0f6a3b';

@@ -3,10 +3,10 @@
 // principal, and return `{ status, body }`; they never touch `res` except for special cases.
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
+import { ValidationError } from '../core/errors.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import { type Access, describeAccess, requiredRole, security } from './access.ts';
-import type { AppContext } from './context.ts';
-import { ValidationError } from './errors.ts';
 import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
 import { authenticate, type Principal } from './principal.ts';
 import { problemExample } from './problemExamples.ts';

@@ -1,7 +1,7 @@
 // Turning zod issues into the `errors: [{path, message}]` list of a validation problem, and the
 // small schemas that many routes share (ids, pages, booleans in query strings, timestamps).
 import { z } from 'zod';
-import type { FieldError } from './errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import './plainMessages.ts';
 import './zodOpenApi.ts';
 

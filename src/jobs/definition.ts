@@ -2,7 +2,7 @@
 // long-running services (e.g. the webhook dispatcher). The composition layer (src/app/jobs.ts)
 // collects every feature's and registers them.
 import type { Job, Queue, WorkOptions } from 'pg-boss';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 
 export type JobDefinition<T = unknown> = {
   /** Queue name, `feature.action`. */

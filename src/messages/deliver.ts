@@ -19,7 +19,7 @@ import {
   type SendOutcome,
   sendMessage,
 } from '../channels/index.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { reportMissingKey } from '../secrets/index.ts';
 import {
   renderEmail,

@@ -4,7 +4,7 @@
 // idempotency keys past their 7 days.
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
 import { deliverMessage, deliverMessages } from './deliver.ts';

@@ -1,7 +1,7 @@
 // Records what became of a claimed send: the row, its timeline entry and its webhook commit
 // together, so a webhook never announces an outcome that was rolled back. A deferred send goes
 // back to queued with its retry job enqueued in the same transaction.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { emit, emitMany } from '../outbox/emit.ts';
 import {

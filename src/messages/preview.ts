@@ -2,7 +2,7 @@
 // (same variables, same escaping, the same http(s) check on push URLs) but without tracking, signed
 // tokens or a chat id, and without filling the template cache. An email's preheader is in its HTML as
 // it will be sent (the hidden first element of the body) and beside it. Throws a TemplateError.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { renderEmail, withPreheader } from '../templates/index.ts';
 import type { DeliveryContext } from './contextQueries.ts';
 import { buildPush, buildTelegram, templateVariables } from './deliver.ts';

@@ -1,6 +1,6 @@
 // The HTTP shapes of messages and subscriptions.
 import { z } from 'zod';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../core/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
 import { parsesAsTemplate } from '../templates/index.ts';
 import {

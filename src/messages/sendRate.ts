@@ -7,8 +7,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { reserveSendSlot } from '../channels/index.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Db } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { lockMessageWithoutSlot, type MessageRow, rateSlotWaitMs, setRateSlot } from './queries.ts';

@@ -1,10 +1,10 @@
 // Messages: making them (campaign steps and transactional sends), reading them, and the
 // subscription state that decides whether they may be sent. Transactions are the caller's.
 import { createContact, getContact } from '../contacts/index.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { PageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import type { Boss } from '../jobs/boss.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { findContactIdByEmail } from './contextQueries.ts';

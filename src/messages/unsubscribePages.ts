@@ -13,8 +13,8 @@
 // counted in each web process): 429 with Retry-After, a page for GET, plain text for POST.
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
+import type { AppContext } from '../core/context.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
-import type { AppContext } from '../http/context.ts';
 import { layout } from '../http/html.ts';
 import { findMessageById, type MessageRow } from './queries.ts';
 import { verifyUnsubscribeToken } from './tokens.ts';

@@ -5,9 +5,9 @@
 // anonymous contact (unverifiedVisitorAnonymousId), never a known person's.
 import { z } from 'zod';
 import { JsonObject, text, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
+import { ForbiddenError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents, trackingFields } from '../events/index.ts';
-import { ForbiddenError } from '../http/errors.ts';
 import { Timestamp } from '../http/validation.ts';
 import { type Identity, type PublicCaller, publicRoute, verifyIdentity } from '../publicKeys/index.ts';
 import { ANONYMOUS_ID_UNUSABLE, visitorIdentityFields } from './schemas.ts';

@@ -4,9 +4,9 @@
 // will send it, and hands the result to the page. Without the secret no page can act as somebody
 // else. The secret is sealed at rest (src/secrets) and bound to its workspace.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ForbiddenError, ValidationError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
 import { isEmailAddress, normaliseEmailText } from '../http/email.ts';
-import { ForbiddenError, ValidationError } from '../http/errors.ts';
 import { decryptSecret, encryptSecret } from '../secrets/index.ts';
 import { findIdentitySecret, insertIdentitySecretIfAbsent, replaceIdentitySecret } from './queries.ts';
 

@@ -9,8 +9,8 @@
 // 403 for an event type). An unknown key costs one indexed lookup and is not counted: the keys
 // are public anyway, and 192 random bits are not worth guessing.
 import type { Request, Response } from 'express';
-import type { AppContext } from '../http/context.ts';
-import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
+import type { AppContext } from '../core/context.ts';
+import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
 import { isWellFormedPublishableKey, looksLikeSecretKey } from './keyFormat.ts';
 import { anyLiveKeyAllowsOrigin, findLivePublishableKey, touchPublishableKeyLastUsed } from './queries.ts';
 import { limitRequests } from './rateLimit.ts';

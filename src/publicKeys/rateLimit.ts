@@ -1,8 +1,8 @@
 // Fixed-window request limits for the public endpoints, counted in PostgreSQL so that they hold
 // across web processes. One statement per bucket; old windows are pruned now and then.
 import type { Config } from '../config.ts';
+import { RateLimitedError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { RateLimitedError } from '../http/errors.ts';
 import { countRequest, pruneRequestCounts } from './queries.ts';
 
 /** Counts a request against `bucket`; 429 with Retry-After once the window holds more than `limit`. */

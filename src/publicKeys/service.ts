@@ -1,8 +1,9 @@
 // Publishable keys: made, listed, changed and revoked by workspace ADMINs. A key's origins and
 // event types are its whole authority, so they are part of the key, not of the request.
+
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import { generatePublishableKey } from './keyFormat.ts';
 import {
   insertPublishableKey,

@@ -14,10 +14,10 @@ import {
   upsertPushSubscription,
 } from '../channels/index.ts';
 import { findContact, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
+import type { AppContext } from '../core/context.ts';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
-import type { AppContext } from '../http/context.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { acknowledgePush, type PushAck, resubscribeToPush, verifyMessageToken } from '../messages/index.ts';
 import { emit } from '../outbox/emit.ts';
 import { type Identity, verifyIdentity } from '../publicKeys/index.ts';

@@ -1,6 +1,6 @@
 // The scheduled decay of lead scores. Every minute it looks for workspaces whose period is due;
 // workspaces without decay cost nothing.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { runDecay } from './decay.ts';
 

@@ -1,9 +1,9 @@
 // Scoring rules, score history and the workspace's decay setting.
 import { getContact } from '../contacts/index.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import type { MetadataCondition } from '../segments/index.ts';
 import { durationSeconds } from '../segments/index.ts';
 import {

@@ -4,7 +4,7 @@
 // segment still computing is evaluated whole by its compute job.
 import type { Command } from 'commander';
 import { print, run, table, withDatabase } from '../cli/context.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { findWorkspaceById } from '../workspaces/index.ts';
 import { refreshSegments } from './jobs.ts';
 

@@ -2,8 +2,8 @@
 // refresh of segments whose rules read the clock (`within`, refresh.ts).
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
-import type { AppContext } from '../http/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { evaluatePage } from './paging.ts';

@@ -3,11 +3,11 @@
 // in the worker (status `computing` until the last page). A workspace holds at most
 // SEGMENTS_PER_WORKSPACE segments.
 
+import type { AppContext } from '../core/context.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { segmentInUse } from './inUse.ts';
 import {

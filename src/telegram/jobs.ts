@@ -2,7 +2,7 @@
 // run twice), `telegram.prune` drops processed updates after a week (Telegram stops redelivering
 // long before) and expired link tokens.
 import { z } from 'zod';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { processUpdate, type UpdateJob } from './process.ts';
 import { pruneTelegramRows } from './queries.ts';

@@ -6,9 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { findChannelConfig, type TelegramSettings } from '../channels/index.ts';
 import { getContact } from '../contacts/index.ts';
+import type { AppContext } from '../core/context.ts';
+import { ConflictError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import type { AppContext } from '../http/context.ts';
-import { ConflictError } from '../http/errors.ts';
 import { consumeLinkToken, insertLinkToken } from './queries.ts';
 
 export const hashLinkToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');

@@ -12,9 +12,9 @@
 import { z } from 'zod';
 import { sendTelegramText, telegramAnonymousId } from '../channels/index.ts';
 import { findAndLockContacts, mergeContactRows } from '../contacts/index.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
-import type { AppContext } from '../http/context.ts';
 import { putSubscriptions, unsubscribeContact } from '../messages/index.ts';
 import { redeemLinkToken } from './linking.ts';
 import { findChatContact, linkChat, lockUpdate, markUpdateProcessed } from './queries.ts';

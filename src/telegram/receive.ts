@@ -3,8 +3,8 @@
 // redelivers until it gets a 2xx) with its processing job in the same transaction, and the answer
 // is immediate. Nothing here trusts the body before the secret matched.
 import { findChannelConfig, isTelegramWebhookSecret, type TelegramSettings } from '../channels/index.ts';
-import type { AppContext } from '../http/context.ts';
-import { UnauthorizedError, ValidationError } from '../http/errors.ts';
+import type { AppContext } from '../core/context.ts';
+import { UnauthorizedError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { insertUpdate } from './queries.ts';

@@ -2,7 +2,7 @@
 // share of one statement instead of one of its own, which is what lets a redirect keep up with a
 // bare one. Each request still answers only after its hit is stored. At most WRITES_IN_FLIGHT
 // statements run at once; hits arriving meanwhile go together in the next.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { queueClassification } from './jobs.ts';
 import { insertHits, type NewHit } from './queries.ts';
 

@@ -2,7 +2,7 @@
 // ones (process.ts). The web process queues one after storing hits (at most one a second per
 // process); the queue keeps at most one waiting and one running (stately), a run that leaves hits
 // behind queues the next, and a run each minute covers a web process that died before queueing.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { SETTLE_MS } from './classify.ts';
 import { processSettledHits } from './process.ts';

@@ -10,7 +10,7 @@
 // (MAX_HITS_PER_TOKEN an hour); beyond it the image and the redirect are answered the same, and
 // the hit is not stored. A 429 would break the link for a person. The worker does the rest.
 import type { Express, Request, Response } from 'express';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { layout } from '../http/html.ts';
 import { verifyClickToken, verifyMessageToken } from '../messages/index.ts';
 import { type HitKind, requestReasons } from './classify.ts';

@@ -14,9 +14,9 @@
 // A page is all or nothing, so a crash leaves its hits unclassified for the next run: nothing is
 // ingested twice and nothing is lost.
 
+import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
-import type { AppContext } from '../http/context.ts';
 import { insertMessageEvent } from '../messages/index.ts';
 import { emitMany, type OutgoingEvent } from '../outbox/emit.ts';
 import { type HitKind, type MachineReason, SETTLE_MS, type WindowHit, windowReasons } from './classify.ts';

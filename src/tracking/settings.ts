@@ -1,7 +1,8 @@
 // The workspace's tracking switches, kept on the workspace row (`workspaces.tracking`, beside its
 // campaign pacing) because the send reads them with the rest of its context in one statement.
+
+import { NotFoundError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { NotFoundError } from '../http/errors.ts';
 import { readWorkspaceTracking, writeWorkspaceTracking } from './queries.ts';
 
 export async function readTrackingSettings(db: Db, workspaceId: string) {

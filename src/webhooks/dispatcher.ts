@@ -10,8 +10,8 @@
 //   delivery record, so a killed worker's leased attempts simply fall due again (at-least-once);
 // - when idle it sleeps until the next attempt is due (index on due_at), polling as a fallback.
 import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { type Listener, listen } from '../db/listener.ts';
-import type { AppContext } from '../http/context.ts';
 import type { WorkerService } from '../jobs/definition.ts';
 import { createDeliveryHttp, type DeliveryHttp } from '../net/ssrf.ts';
 import { OUTBOX_CHANNEL } from '../outbox/emit.ts';

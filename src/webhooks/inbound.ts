@@ -6,10 +6,7 @@
 // a hex-signed body already received within the replay window is recorded as a duplicate.
 import { createHash } from 'node:crypto';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { newId } from '../db/ids.ts';
-import type { Db } from '../db/pool.ts';
-import { ingestEvents } from '../events/index.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import {
   AppError,
   BadRequestError,
@@ -17,7 +14,10 @@ import {
   PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
-} from '../http/errors.ts';
+} from '../core/errors.ts';
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/pool.ts';
+import { ingestEvents } from '../events/index.ts';
 import { MALFORMED_JSON, OversizedBody } from '../http/malformedJson.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { findInboundReceipt, insertInboundDelivery, lockAndFindBodyReceipt } from './deliveryQueries.ts';

@@ -1,5 +1,5 @@
 // Recording the dispatcher's outcomes in batches, and the one-at-a-time runner both use.
-import type { AppContext } from '../http/context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type Outcome, recordOutcomes } from './attempts.ts';
 
 const FLUSH_BATCH = 500;

@@ -3,8 +3,8 @@
 // the leases run out and the worker sends them instead, so nothing queued is lost.
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { createDeliveryHttp } from '../net/ssrf.ts';
 import { type Outcome, performAttempt, recordOutcomes } from './attempts.ts';
 import { queueManualAttempts } from './deliveryQueries.ts';

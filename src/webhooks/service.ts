@@ -1,9 +1,9 @@
 // Webhook endpoints and the delivery log: what the routes and the CLI call.
 import type { Config } from '../config.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { pageWindow } from '../db/paginate.ts';
 import type { Db } from '../db/pool.ts';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { ALLOW_PRIVATE_HINT, checkTargetAtSave, type Resolver } from '../net/ssrf.ts';
 import {
   type DeliveryFilter,

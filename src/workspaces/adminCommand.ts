@@ -8,8 +8,8 @@ import { Email, findUserByEmail, RegisterBody, registerUser } from '../accounts/
 import { parseOrThrow, print, run, withDatabase } from '../cli/context.ts';
 import { readNewPassword } from '../cli/prompt.ts';
 import type { Config } from '../config.ts';
+import { BadRequestError, NotFoundError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
-import { BadRequestError, NotFoundError } from '../http/errors.ts';
 import { findWorkspaceById } from './queries.ts';
 import { addMember, createWorkspace } from './service.ts';
 

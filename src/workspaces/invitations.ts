@@ -6,9 +6,9 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { findUserByEmail } from '../accounts/index.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, sql } from '../db/pool.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
 import type { Role } from '../http/principal.ts';
 import { findMember } from './queries.ts';
 

@@ -1,9 +1,9 @@
 import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { findUserByEmail, normaliseEmail } from '../accounts/index.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import type { Role } from '../http/principal.ts';
 import { deleteWorkspaceRows } from './deletion.ts';
 import {

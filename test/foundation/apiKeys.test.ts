@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Request } from 'express';
 import { isWellFormedApiKey } from '../../src/apiKeys/keyFormat.ts';
-import { ForbiddenError, UnauthorizedError } from '../../src/http/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../src/core/errors.ts';
 import { authenticate } from '../../src/http/principal.ts';
 import { access } from '../../src/http/route.ts';
 import { Client } from '../support/client.ts';

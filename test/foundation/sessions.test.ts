@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { authenticateUser } from '../../src/accounts/service.ts';
-import { RateLimitedError, UnauthorizedError } from '../../src/http/errors.ts';
+import { RateLimitedError, UnauthorizedError } from '../../src/core/errors.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { sessionCookieOf, sql, testDb } from './helpers.ts';

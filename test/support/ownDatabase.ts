@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { AppContext } from '../../src/core/context.ts';
 import { type EmbeddedDatabase, freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
-import type { AppContext } from '../../src/http/context.ts';
 import { PASSWORD, uniqueEmail } from './factories.ts';
 
 export type OwnService = {

@@ -2,8 +2,8 @@
 
 import pg from 'pg';
 import { config, parseConfig } from '../../src/config.ts';
+import type { AppContext } from '../../src/core/context.ts';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
-import type { AppContext } from '../../src/http/context.ts';
 
 export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',

@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { UnauthorizedError } from '../../src/http/errors.ts';
+import { UnauthorizedError } from '../../src/core/errors.ts';
 import { receiveInbound } from '../../src/webhooks/inbound.ts';
 import { sql, testDb } from '../foundation/helpers.ts';
 import { Client, type TestResponse } from '../support/client.ts';

@@ -5,7 +5,7 @@ import type { LookupAddress } from 'node:dns';
 import { expect } from 'chai';
 import nock from 'nock';
 import { config } from '../../src/config.ts';
-import type { ValidationError } from '../../src/http/errors.ts';
+import type { ValidationError } from '../../src/core/errors.ts';
 import {
   createDeliveryHttp,
   type DeliveryHttp,

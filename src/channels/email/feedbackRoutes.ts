@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../http/errors.ts';
+import { NotFoundError } from '../../core/errors.ts';
 import { access, defineRoute } from '../../http/route.ts';
 import { WorkspaceParams } from '../../http/validation.ts';
 import { deleteFeedbackEndpoint, FEEDBACK_PROVIDERS, listFeedbackEndpoints } from './feedbackQueries.ts';

@@ -3,8 +3,8 @@
 // header, whose secrets are sealed like the SMTP password: a left-out password (or header value)
 // is kept while the username (or header name) is unchanged, so it never guards another name.
 import type { Config } from '../../config.ts';
+import { ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
-import { ValidationError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret, type StoredSecret } from '../../secrets/index.ts';
 import {
   type FeedbackEndpointRow,

@@ -3,7 +3,7 @@
 // connection is worth retrying; any other 5xx, a refused login or a failed TLS handshake will not
 // get better by itself. The error text is the server's reply and the stage: never a credential.
 import type { SendMailOptions } from 'nodemailer';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../core/context.ts';
 import { refusalCause, UnresolvableHostError } from '../../net/ssrf.ts';
 import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';

@@ -4,8 +4,8 @@
 // and username are unchanged (else dropped, so a stored password never goes to another server),
 // and a left-out DKIM key is kept while domain and selector are unchanged.
 import type { Config } from '../../config.ts';
+import { NotFoundError, ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
-import { NotFoundError, ValidationError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret, type StoredSecret } from '../../secrets/index.ts';
 import { type ChannelConfigRow, findChannelConfig, upsertChannelConfig } from '../queries.ts';
 import { channelSecretContext } from '../secretStore.ts';

@@ -7,7 +7,7 @@
 // as TLS servername, so certificates still verify).
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
-import { ValidationError } from '../../http/errors.ts';
+import { ValidationError } from '../../core/errors.ts';
 import { checkTargetAtSave, type Resolver, resolvePublicAddresses } from '../../net/ssrf.ts';
 
 const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, '$1');

@@ -1,8 +1,9 @@
 // POST …/channels/email/test: one real message through the workspace's transport, answered with
 // the SMTP server's reply, or with a problem naming the stage that failed.
+
+import type { AppContext } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 import { ulid } from '../../db/ids.ts';
-import type { AppContext } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
 import { classifySmtpError, type Delivered, deliverEmail, STAGE_LABELS } from './send.ts';
 import { noEmailChannel } from './service.ts';
 import { SMTP_PRIVATE_HINT } from './target.ts';

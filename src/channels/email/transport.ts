@@ -4,7 +4,7 @@
 // row's `version` with the cached one, so a PUT (in any process) rebuilds the transport on its
 // next use, and a DELETE closes it. Secrets are opened and the host checked here, in the process
 // that read them; the thread gets the options to dial with.
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../core/context.ts';
 import type { ChannelConfigRow } from '../queries.ts';
 import { type OpenedEmailSettings, openEmailSettings } from './service.ts';
 import { type SmtpPool, smtpPool, stopSmtpThread } from './smtpPool.ts';

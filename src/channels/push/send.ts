@@ -5,7 +5,7 @@
 // not improve by itself. The message succeeds when at least one browser's service took it.
 import type https from 'node:https';
 import webpush, { type WebPushError } from 'web-push';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../core/context.ts';
 import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
 import type { PushMessage, SendOutcome } from '../types.ts';

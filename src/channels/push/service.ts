@@ -3,8 +3,8 @@
 // and keeps the pair, because every browser subscription is bound to the public key: a new pair
 // would silently orphan them all. Removing the channel removes the subscriptions with it.
 import webpush from 'web-push';
+import { NotFoundError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
-import { NotFoundError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret } from '../../secrets/index.ts';
 import {
   type ChannelConfigRow,

@@ -3,7 +3,7 @@
 // changes (a PUT or a DELETE and PUT, in any process: the row's updated_at moves), so the token is
 // decrypted once per configuration, not per send.
 import type { Api } from 'grammy';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../core/context.ts';
 import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import type { Channel, SendOutcome, TelegramMessage } from '../types.ts';
 import { botApi, classifyTelegramError } from './api.ts';

@@ -4,9 +4,9 @@
 // arrives between the two is refused (401) and Telegram delivers it again.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
+import type { AppContext } from '../../core/context.ts';
+import { AppError, NotFoundError, ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
-import type { AppContext } from '../../http/context.ts';
-import { AppError, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../../secrets/index.ts';
 import {
   type ChannelConfigRow,

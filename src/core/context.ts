@@ -1,7 +1,8 @@
-// What every request handler and job can reach: the pool, configuration, logger and queue.
+// What every request handler, job and command can reach: the pool, configuration, logger and queue.
+// It sits in the core kit, below http, jobs and db, because web, worker and CLI all hand it around.
+import type { PgBoss } from 'pg-boss';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
-import type { Boss } from '../jobs/boss.ts';
 import type { Logger } from '../log.ts';
 
 /** An API key as authentication needs it. */
@@ -9,7 +10,7 @@ export type PresentedKey = { id: string; workspace_id: string; scopes: readonly 
 
 /**
  * How authentication finds the API key a request presents. The apiKeys feature provides it and the
- * composition layer puts it here, so the HTTP kit knows no feature.
+ * composition layer puts it here, so the kits know no feature.
  */
 export type ApiKeyLookup = {
   /** The live key with this secret; null when it is malformed, unknown, revoked or expired. */
@@ -23,7 +24,7 @@ export type AppContext = {
   config: Config;
   log: Logger;
   /** The job queue; web processes use it to enqueue, workers also to work. */
-  boss: Boss;
+  boss: PgBoss;
   version: string;
   databaseUrl: string;
   apiKeys: ApiKeyLookup;

@@ -1,5 +1,5 @@
-// One error family for the whole service. Each error carries its HTTP status, a stable code and a
-// public message; the problem middleware renders it as RFC 9457 problem+json.
+// One error family for the whole service: web, worker and CLI. Each error carries its HTTP status,
+// a stable code and a public message; the problem middleware renders it as RFC 9457 problem+json.
 
 export type FieldError = { path: string; message: string };
 
