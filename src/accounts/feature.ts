@@ -4,7 +4,6 @@ import { passwordRoutes } from './passwordRoutes.ts';
 import { accountRoutes } from './routes.ts';
 
 export { limitPasswordHashing } from './hashingQueue.ts';
-export { installAccountHooks } from './hooks.ts';
 export { installAccountPages as pages } from './pages.ts';
 
 export const routes = [...accountRoutes, ...passwordRoutes];

@@ -1,5 +1,5 @@
 // What accounts need from the workspaces feature, which sits above them (memberships name users):
-// handed in by the composition layer (src/app/effects.ts) before any process serves a request.
+// handed in by the composition layer (src/app/effects.ts) on the context, as `app.effects.accounts`.
 import type { Db } from '../db/pool.ts';
 
 export type AccountHooks = {
@@ -9,13 +9,11 @@ export type AccountHooks = {
   workspacesOf: (db: Db, userId: string) => Promise<readonly { id: string; name: string; role: string }[]>;
 };
 
-let hooks: AccountHooks | undefined;
+/** What signing in and registering set off: an account is ready. */
+export type AccountReady = Pick<AccountHooks, 'accountReady'>;
 
-export function installAccountHooks(installed: AccountHooks): void {
-  hooks = installed;
-}
-
-export function accountHooks(): AccountHooks {
-  if (!hooks) throw new Error('account hooks are not installed (src/app/effects.ts)');
-  return hooks;
+declare module '../core/context.ts' {
+  interface FeatureEffects {
+    accounts: AccountHooks;
+  }
 }

@@ -122,7 +122,7 @@ async function handleSignin(app: AppContext, req: Request, res: Response) {
   }
   try {
     const credentials = { email, password: field(req, 'password'), ip: req.ip ?? 'unknown' };
-    const user = await authenticateUser(app.db, app.config, credentials);
+    const user = await authenticateUser(app.db, app.config, credentials, app.effects.accounts);
     await signInSession(req, user.id);
     res.redirect(303, state.next);
   } catch (error) {
@@ -151,7 +151,13 @@ async function handleRegister(app: AppContext, req: Request, res: Response) {
       .send(registerPage({ ...state, errors }));
   }
   try {
-    const user = await registerUserFrom(app.db, app.config, parsed.data, req.ip ?? 'unknown');
+    const user = await registerUserFrom(
+      app.db,
+      app.config,
+      parsed.data,
+      req.ip ?? 'unknown',
+      app.effects.accounts,
+    );
     await signInSession(req, user.id);
     res.redirect(303, state.next);
   } catch (error) {

@@ -3,7 +3,6 @@ import { UnauthorizedError } from '../core/errors.ts';
 import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
-import { accountHooks } from './hooks.ts';
 import { findUserById } from './queries.ts';
 import { RegisterBody, SessionSchema, SigninBody, UserSchema } from './schemas.ts';
 import { authenticateUser, registerUserFrom, toUser } from './service.ts';
@@ -32,7 +31,7 @@ export const accountRoutes = [
     },
     handler: async ({ app, body, req }) => ({
       status: 201,
-      body: await registerUserFrom(app.db, app.config, body, req.ip ?? 'unknown'),
+      body: await registerUserFrom(app.db, app.config, body, req.ip ?? 'unknown', app.effects.accounts),
     }),
   }),
   defineRoute({
@@ -60,7 +59,12 @@ export const accountRoutes = [
       503: { description: PASSWORD_HASHING_BUSY, headers: RetryAfterHeader },
     },
     handler: async ({ app, body, req }) => {
-      const user = await authenticateUser(app.db, app.config, { ...body, ip: req.ip ?? 'unknown' });
+      const user = await authenticateUser(
+        app.db,
+        app.config,
+        { ...body, ip: req.ip ?? 'unknown' },
+        app.effects.accounts,
+      );
       await signInSession(req, user.id);
       return { status: 200, body: { user } };
     },
@@ -93,7 +97,7 @@ export const accountRoutes = [
       const userId = req.session?.userId;
       const user = userId ? await findUserById(app.db, userId) : null;
       if (!user) throw new UnauthorizedError('Not signed in.');
-      const workspaces = await accountHooks().workspacesOf(app.db, user.id);
+      const workspaces = await app.effects.accounts.workspacesOf(app.db, user.id);
       return {
         status: 200,
         body: {

@@ -4,7 +4,7 @@ import { ConflictError, UnauthorizedError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
 import { normaliseEmailText } from '../http/email.ts';
-import { accountHooks } from './hooks.ts';
+import type { AccountReady } from './hooks.ts';
 import { clearAfterSignin, releaseAttempt, reserveRegistration, reserveSigninAttempt } from './limits.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.ts';
 import { findUserByEmailWithHash, insertUser, type UserRow } from './queries.ts';
@@ -23,6 +23,7 @@ export async function registerUser(
   db: Db,
   config: Config,
   input: { name: string; email: string; password: string },
+  hooks: AccountReady,
 ): Promise<User> {
   const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_MEMORY_KIB);
   try {
@@ -33,7 +34,7 @@ export async function registerUser(
       passwordHash,
     });
     // Workspaces that invited this email before the account existed take the person in now.
-    await accountHooks().accountReady(db, row);
+    await hooks.accountReady(db, row);
     return toUser(row);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError && error.constraint === 'users_email_key') {
@@ -54,6 +55,7 @@ export async function authenticateUser(
   db: Db,
   config: Config,
   input: { email: string; password: string; ip: string },
+  hooks: AccountReady,
 ): Promise<User> {
   const email = normaliseEmail(input.email);
   const attempt = await reserveSigninAttempt(db, config, email, input.ip);
@@ -72,7 +74,7 @@ export async function authenticateUser(
   if (!user || !valid) throw new UnauthorizedError(INVALID_CREDENTIALS);
   await clearAfterSignin(db, attempt);
   // An invitation that reached no account at registration (it came later, or raced it) is taken up now.
-  await accountHooks().accountReady(db, user);
+  await hooks.accountReady(db, user);
   return toUser(user);
 }
 
@@ -82,10 +84,11 @@ export async function registerUserFrom(
   config: Config,
   input: { name: string; email: string; password: string },
   ip: string,
+  hooks: AccountReady,
 ): Promise<User> {
   const attempt = await reserveRegistration(db, config, ip);
   try {
-    return await registerUser(db, config, input);
+    return await registerUser(db, config, input, hooks);
   } catch (error) {
     // A taken email counts (409: one more probe); a busy or failing server does not.
     if (!(error instanceof ConflictError)) await releaseAttempt(db, attempt);

@@ -10,7 +10,7 @@ import { type Boss, createBoss } from '../jobs/boss.ts';
 import { createLogger } from '../log.ts';
 import { installKeyRing } from '../secrets/index.ts';
 import { VERSION } from '../version.ts';
-import { installFeatureEffects } from './effects.ts';
+import { featureEffects, installFeatureEffects } from './effects.ts';
 import { accounts, apiKeys, campaigns, channels, events, segments } from './features.ts';
 import { createQueues } from './jobs.ts';
 import { sealClearSecrets } from './secretStores.ts';
@@ -75,6 +75,7 @@ export async function createContext(
     version: VERSION,
     databaseUrl,
     apiKeys: apiKeys.apiKeyLookup,
+    effects: featureEffects(),
   };
   await createQueues(context);
   return context;

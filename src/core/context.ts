@@ -19,6 +19,14 @@ export type ApiKeyLookup = {
   used: (app: AppContext, key: { workspace_id: string; id: string }) => void;
 };
 
+/**
+ * What a feature needs done by a feature above it, which it may not import. Empty here: each such
+ * feature adds its entry by declaration merging (e.g. src/accounts/hooks.ts), and the composition
+ * layer (src/app/effects.ts) fills them in, so no feature keeps the function in module state.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: features add their entries by declaration merging.
+export interface FeatureEffects {}
+
 export type AppContext = {
   db: DatabasePool;
   config: Config;
@@ -28,4 +36,5 @@ export type AppContext = {
   version: string;
   databaseUrl: string;
   apiKeys: ApiKeyLookup;
+  effects: FeatureEffects;
 };

@@ -10,6 +10,7 @@ import { readNewPassword } from '../cli/prompt.ts';
 import type { Config } from '../config.ts';
 import { BadRequestError, NotFoundError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
+import { acceptInvitations } from './invitations.ts';
 import { findWorkspaceById } from './queries.ts';
 import { addMember, createWorkspace } from './service.ts';
 
@@ -48,7 +49,8 @@ async function newUserInput(options: Options, email: string): Promise<NewUser> {
 }
 
 async function createUser(tx: Tx, config: Config, input: NewUser): Promise<User> {
-  const user = await registerUser(tx, config, input);
+  // An invitation already waiting for this email is taken up, as at registration on the web.
+  const user = await registerUser(tx, config, input, { accountReady: acceptInvitations });
   return { id: user.id, email: user.email, name: user.name, created: true };
 }
 

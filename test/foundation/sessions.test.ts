@@ -59,7 +59,7 @@ describe('sessions: idle and absolute lifetime', () => {
 describe('sign-in rate limit per IP (service level, with a lower limit)', () => {
   function attempt(limit: number, ip: string, email: string, password = 'wrong password') {
     const config = { ...server().context.config, SIGNIN_MAX_FAILURES_PER_IP: limit };
-    return authenticateUser(testDb(), config, { email, password, ip });
+    return authenticateUser(testDb(), config, { email, password, ip }, server().context.effects.accounts);
   }
 
   it('refuses every email from an IP after its failures reach the limit', async () => {
