@@ -1,7 +1,7 @@
 // The service under test, started once per run by the root hooks.
 
 import pg from 'pg';
-import { config, parseConfig } from '../../src/config.ts';
+import { parseConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/core/context.ts';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 
