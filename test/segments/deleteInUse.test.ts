@@ -73,6 +73,7 @@ describe('segments: deleting one that campaigns use', () => {
       trigger: { type: 'event', eventType: 'demo.requested' },
       steps: [
         { type: 'wait', duration: 'P1D' },
+        // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
         { type: 'branch', if: { segment: branchOn.id }, then: [{ type: 'wait', duration: 'P1D' }], else: [] },
       ],
     });
