@@ -19,7 +19,7 @@ import {
 } from './engineQueries.ts';
 import { drawPath, firstIn, nextStepKey, type Step, stepAt } from './flow.ts';
 import { pacedUntil } from './pacing.ts';
-import type { BranchCondition } from './schemas.ts';
+import type { SendStep } from './schemas.ts';
 import { enqueueSteps } from './stepQueue.ts';
 
 export const StepPayload = z.object({ enrollmentId: z.string(), stepKey: z.string() });
@@ -59,33 +59,52 @@ async function walk(flow: Flow, from: string): Promise<string | null> {
   let key: string | null = from;
   for (let hops = 0; key !== null && hops < MAX_HOPS; hops++) {
     const step = stepAt(context.steps, key);
-    if (!step || step.type === 'exit') break;
-    if (step.type === 'branch') key = await branch(flow, key, step);
-    else if (step.type === 'split') key = split(flow, key, step);
-    else if (step.type === 'wait') {
-      const armed = hops === 0 ? context.wait_ends_at : null;
-      if (armed !== null && armed <= Date.now() + CLOCK_TOLERANCE_MS) key = nextStepKey(context.steps, key);
-      else return wait(flow, key, step as WaitStep, armed);
-    } else return send(flow, key, step);
+    if (!step) break;
+    switch (step.type) {
+      case 'exit':
+        key = null;
+        break;
+      case 'branch':
+        key = await branch(flow, key, step);
+        break;
+      case 'split':
+        key = split(flow, key, step);
+        break;
+      case 'wait': {
+        const armed = hops === 0 ? context.wait_ends_at : null;
+        if (armed === null || armed > Date.now() + CLOCK_TOLERANCE_MS) return wait(flow, key, step, armed);
+        key = nextStepKey(context.steps, key);
+        break;
+      }
+      case 'send':
+        return send(flow, key, step);
+      default: {
+        // A step type the engine does not run is a type error here, never a silent send.
+        const unreachable: never = step;
+        throw new Error(
+          `campaign ${context.campaign_id} step ${key}: unknown type in ${JSON.stringify(unreachable)}`,
+        );
+      }
+    }
   }
   await endEnrollment(flow.tx, context, { status: 'completed', exitReason: null }, flow.cohorts);
   return null;
 }
 
-async function branch(flow: Flow, key: string, step: Step) {
+async function branch(flow: Flow, key: string, step: Extract<Step, { type: 'branch' }>) {
   const met = await meetsCondition(flow.tx, {
     workspaceId: flow.context.workspace_id,
     contactId: flow.context.contact_id,
     enrolledAt: flow.context.enrolled_at,
-    condition: step.if as BranchCondition,
+    condition: step.if,
   });
   const arm = met ? 'then' : 'else';
-  return firstIn(`${key}.${arm}`, step[arm] as Step[]) ?? nextStepKey(flow.context.steps, key);
+  return firstIn(`${key}.${arm}`, step[arm]) ?? nextStepKey(flow.context.steps, key);
 }
 
 /** Draws the path once per enrollment and split (a retried job keeps the recorded one). */
-function split(flow: Flow, key: string, step: Step) {
-  const paths = step.paths as { weight: number; steps: Step[] }[];
+function split(flow: Flow, key: string, step: Extract<Step, { type: 'split' }>) {
+  const { paths } = step;
   const drawn = flow.cohorts[key] ?? drawPath(paths.map((path) => path.weight));
   flow.cohorts[key] = drawn;
   return firstIn(`${key}.paths.${drawn}`, paths[drawn].steps) ?? nextStepKey(flow.context.steps, key);
@@ -106,34 +125,35 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
  * sent as written, see the templates kit's textToHtml); push (plus its options) and telegram in the
  * same three fields.
  */
-export function templateOf(step: Step): MessageTemplate {
-  if (step.channel === 'email') {
-    const body = String(step.body);
-    return {
-      subject: String(step.subject),
-      ...(looksLikeHtml(body) ? { html: body } : { text: body }),
-      ...(typeof step.preheader === 'string' ? { preheader: step.preheader } : {}),
-    };
+export function templateOf(step: SendStep): MessageTemplate {
+  switch (step.channel) {
+    case 'email':
+      return {
+        subject: step.subject,
+        ...(looksLikeHtml(step.body) ? { html: step.body } : { text: step.body }),
+        ...(step.preheader !== undefined ? { preheader: step.preheader } : {}),
+      };
+    case 'push': {
+      const { url, icon, urgency, ttlSeconds, topic } = step;
+      const push = { url, icon, urgency, ttlSeconds, topic };
+      return { subject: step.title, html: step.body, text: step.body, push };
+    }
+    case 'telegram':
+      return {
+        subject: '',
+        html: step.text,
+        text: step.text,
+        ...(step.parseMode ? { parseMode: step.parseMode } : {}),
+      };
   }
-  if (step.channel === 'push') {
-    const { url, icon, urgency, ttlSeconds, topic } = step;
-    const push = { url, icon, urgency, ttlSeconds, topic } as MessageTemplate['push'];
-    return { subject: String(step.title), html: String(step.body), text: String(step.body), push };
-  }
-  return {
-    subject: '',
-    html: String(step.text),
-    text: String(step.text),
-    ...(step.parseMode ? { parseMode: step.parseMode as MessageTemplate['parseMode'] } : {}),
-  };
 }
 
 /** The message a send step makes for an enrollment. */
-export function stepMessage(context: StepContext, key: string, step: Step) {
+export function stepMessage(context: StepContext, key: string, step: SendStep) {
   return {
     workspaceId: context.workspace_id,
     contactId: context.contact_id,
-    channel: step.channel as Channel,
+    channel: step.channel,
     campaignId: context.campaign_id,
     enrollmentId: context.id,
     stepKey: key,
@@ -143,7 +163,7 @@ export function stepMessage(context: StepContext, key: string, step: Step) {
 }
 
 /** Creates the step's message and its delivery job, and queues the next step (or ends the flow). */
-async function send(flow: Flow, key: string, step: Step): Promise<string | null> {
+async function send(flow: Flow, key: string, step: SendStep): Promise<string | null> {
   const { app, tx, context } = flow;
   const paced = await pacedUntil(tx, context.workspace_id, context.contact_id);
   if (paced) {

@@ -4,8 +4,31 @@ import { z } from 'zod';
 import { type Db, idArray, jsonbRows, sql } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
 import type { Step } from './flow.ts';
+import { CampaignStep } from './schemas.ts';
 
-export const StepContext = z.object({
+const CampaignSteps = z.array(CampaignStep);
+
+/** Campaign versions whose parsed steps are kept (a worker runs far fewer campaigns at once). */
+const PARSED_VERSIONS_KEPT = 500;
+const parsedSteps = new Map<string, Step[]>();
+
+/**
+ * A campaign's steps through the schema they were saved with, parsed once per campaign version
+ * (its id and updated_at, which every edit moves) rather than once per step job: the engine runs
+ * thousands of steps of the same few definitions. Least recently used versions are dropped first.
+ * The parsed steps are shared between jobs, which only read them.
+ */
+function parsedStepsOf(campaignId: string, version: string, raw: unknown): Step[] {
+  const key = `${campaignId} ${version}`;
+  const kept = parsedSteps.get(key);
+  if (kept) parsedSteps.delete(key); // re-set below: most recently used last
+  const steps = kept ?? CampaignSteps.parse(raw);
+  parsedSteps.set(key, steps);
+  if (parsedSteps.size > PARSED_VERSIONS_KEPT) parsedSteps.delete(parsedSteps.keys().next().value!);
+  return steps;
+}
+
+const StepContextRow = z.object({
   id: z.string(),
   workspace_id: z.string(),
   campaign_id: z.string(),
@@ -18,15 +41,22 @@ export const StepContext = z.object({
   cohorts: z.record(z.string(), z.number()),
   enrolled_at: z.string(),
   campaign_status: z.enum(['draft', 'active', 'paused', 'archived']),
-  steps: z.array(z.custom<Step>()),
+  campaign_updated_at: z.string(),
+  steps: z.unknown(),
 });
-export type StepContext = z.infer<typeof StepContext>;
+
+export const StepContext = StepContextRow.transform(({ campaign_updated_at, steps, ...row }) => ({
+  ...row,
+  steps: parsedStepsOf(row.campaign_id, campaign_updated_at, steps),
+}));
+export type StepContext = z.output<typeof StepContext>;
 
 /** The enrollment, locked for its step (a duplicate job for it waits, then finds it moved on). */
 export async function lockEnrollment(db: Db, enrollmentId: string) {
   return db.maybeOne(sql.type(StepContext)`
     select e.id, e.workspace_id, e.campaign_id, e.contact_id, e.trigger_event_id, e.status, e.step_key,
-      extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status, c.steps
+      extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status,
+      c.updated_at as campaign_updated_at, c.steps
     from enrollments e join campaigns c on c.workspace_id = e.workspace_id and c.id = e.campaign_id
     where e.id = ${enrollmentId}
     for update of e
@@ -37,7 +67,8 @@ export async function lockEnrollment(db: Db, enrollmentId: string) {
 export async function lockEnrollments(db: Db, enrollmentIds: readonly string[]) {
   return db.any(sql.type(StepContext)`
     select e.id, e.workspace_id, e.campaign_id, e.contact_id, e.trigger_event_id, e.status, e.step_key,
-      extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status, c.steps
+      extract(epoch from e.next_step_at)::float8 * 1000 as wait_ends_at, e.cohorts, e.enrolled_at, c.status as campaign_status,
+      c.updated_at as campaign_updated_at, c.steps
     from enrollments e join campaigns c on c.workspace_id = e.workspace_id and c.id = e.campaign_id
     where e.id = any(${sql.array([...enrollmentIds], 'text')})
     order by e.id

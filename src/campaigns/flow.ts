@@ -2,7 +2,10 @@
 // top-level step, "3.then.0" the first step of the `then` of branch 3, "4.paths.1.0" the first step
 // of split 4's second path. Keys are stable while the steps are (only drafts' steps change), and
 // name a step in messages, reports and previews.
-export type Step = { type: string } & Record<string, unknown>;
+import type { CampaignStep } from './schemas.ts';
+
+/** A step at any depth (each level's steps are a subset of the top level's). */
+export type Step = CampaignStep;
 
 /** Where every enrollment starts. */
 export const FIRST_STEP = '0';
@@ -19,15 +22,13 @@ function listAt(steps: Step[], path: string[]): Step[] | undefined {
   while (list && i < path.length) {
     const step: Step | undefined = list[Number(path[i])];
     const branch = path[i + 1];
-    if (!step || !branch) return undefined;
-    if (branch === 'paths') {
-      const paths = step.paths as { steps: Step[] }[] | undefined;
-      list = paths?.[Number(path[i + 2])]?.steps;
+    if (step?.type === 'split' && branch === 'paths') {
+      list = step.paths[Number(path[i + 2])]?.steps;
       i += 3;
-    } else {
-      list = step[branch] as Step[] | undefined;
+    } else if (step?.type === 'branch' && (branch === 'then' || branch === 'else')) {
+      list = step[branch];
       i += 2;
-    }
+    } else return undefined;
   }
   return list;
 }
@@ -75,12 +76,12 @@ export function allSteps(steps: Step[]): { key: string; step: Step }[] {
     list.forEach((step, index) => {
       const key = keyOf(prefix, index);
       out.push({ key, step });
-      if (Array.isArray(step.then)) visit({ steps: step.then as Step[], key: `${key}.then` });
-      if (Array.isArray(step.else)) visit({ steps: step.else as Step[], key: `${key}.else` });
-      if (Array.isArray(step.paths)) {
-        for (const [p, path] of (step.paths as { steps: Step[] }[]).entries()) {
-          visit({ steps: path.steps, key: `${key}.paths.${p}` });
-        }
+      if (step.type === 'branch') {
+        visit({ steps: step.then, key: `${key}.then` });
+        visit({ steps: step.else, key: `${key}.else` });
+      }
+      if (step.type === 'split') {
+        for (const [p, path] of step.paths.entries()) visit({ steps: path.steps, key: `${key}.paths.${p}` });
       }
     });
   };

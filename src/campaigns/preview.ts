@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError } from '../core/errors.ts';
 import { findDeliveryContext, renderMessage } from '../messages/index.ts';
 import { TemplateError } from '../templates/index.ts';
 import { templateOf } from './engine.ts';
-import { type Step, stepAt } from './flow.ts';
+import { stepAt } from './flow.ts';
 import { requireCampaign } from './service.ts';
 
 export async function previewStep(
@@ -17,7 +17,7 @@ export async function previewStep(
   input: { contactId: string; step: string },
 ) {
   const campaign = await requireCampaign(app.db, workspaceId, campaignId);
-  const step = stepAt(campaign.steps as Step[], input.step);
+  const step = stepAt(campaign.steps, input.step);
   if (step?.type !== 'send') {
     throw new ValidationError([
       { path: 'step', message: `must be the key of a send step of this campaign ("0", "2.then.1" …)` },

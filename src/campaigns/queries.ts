@@ -2,12 +2,15 @@
 import { z } from 'zod';
 import { pageWindow, selectPage } from '../db/paginate.ts';
 import { type Db, sql } from '../db/pool.ts';
+import type { Step } from './flow.ts';
+import { CampaignStep } from './schemas.ts';
 
 export const CampaignRow = z.object({
   id: z.string(),
   name: z.string(),
   trigger: z.record(z.string(), z.unknown()),
-  steps: z.array(z.record(z.string(), z.unknown())),
+  // Read through the same schema they were written with: typed steps, never a shape it did not allow.
+  steps: z.array(CampaignStep),
   reentry: z.enum(['never', 'after_completion', 'always']),
   goal: z.record(z.string(), z.unknown()).nullable(),
   tracking: z.object({ opens: z.boolean(), clicks: z.boolean() }),
@@ -24,7 +27,7 @@ const columns = sql.fragment`id, name, trigger, steps, reentry, goal, tracking, 
 export type CampaignDefinition = {
   name: string;
   trigger: { type: string; eventType?: string; segmentId?: string };
-  steps: unknown[];
+  steps: Step[];
   reentry: string;
   goal?: Record<string, unknown> | null;
   tracking?: { opens: boolean; clicks: boolean };

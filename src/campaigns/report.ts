@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { PROXY_REASON } from '../messages/index.ts';
-import { allSteps, type Step } from './flow.ts';
+import { allSteps } from './flow.ts';
 import { requireCampaign } from './service.ts';
 
 const MESSAGE_COUNTS = [
@@ -130,7 +130,7 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
   const byKey = new Map(perStep.map((row) => [row.step_key, row]));
   const total = zero();
   for (const row of perStep) add(total, row);
-  const steps = allSteps(campaign.steps as Step[]).map(({ key, step }) => {
+  const steps = allSteps(campaign.steps).map(({ key, step }) => {
     const counts = byKey.get(key);
     const report: Record<string, unknown> = { stepKey: key, type: step.type };
     if (step.type === 'send') {
@@ -138,7 +138,7 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
       report.messages = withRate({ ...zero(), ...(counts ? pick(counts) : {}) });
     }
     if (step.type === 'split') {
-      report.paths = (step.paths as { weight: number }[]).map((path, index) => ({
+      report.paths = step.paths.map((path, index) => ({
         path: index,
         weight: path.weight,
         enrolled: paths.find((row) => row.step_key === key && row.path === index)?.enrolled ?? 0,

@@ -180,33 +180,45 @@ export const MAX_STEPS = 100;
 export const MAX_NESTING = 3;
 const STEP_TYPES_ERROR = 'type must be send, wait, branch, split or exit';
 
-function stepLevel(depth: number): z.ZodType {
-  const leaves = [SendStep, WaitStep, ExitStep] as const;
-  if (depth > MAX_NESTING) {
-    return z.discriminatedUnion('type', [...leaves], {
-      error: `type must be send, wait or exit (branches and splits nest ${MAX_NESTING} levels deep at most)`,
-    });
-  }
-  const inner = z.array(stepLevel(depth + 1)).max(MAX_STEPS, `must hold at most ${MAX_STEPS} steps`);
+const LEAVES = [SendStep, WaitStep, ExitStep] as const;
+
+/** The steps at the deepest level: no branch or split any more. */
+function leafLevel() {
+  return z.discriminatedUnion('type', [...LEAVES], {
+    error: `type must be send, wait or exit (branches and splits nest ${MAX_NESTING} levels deep at most)`,
+  });
+}
+
+/**
+ * The steps of one level, whose branches and splits hold steps of `inner`. Built level by level
+ * (not as a recursive schema) so that nesting has its limit and the steps' type is the schema's
+ * own output, every level a subset of the one around it.
+ */
+function levelAround<Inner extends z.ZodType>(inner: Inner) {
+  const list = z.array(inner).max(MAX_STEPS, `must hold at most ${MAX_STEPS} steps`);
   const Branch = z.strictObject({
     type: z.literal('branch'),
     if: BranchCondition,
     // biome-ignore lint/suspicious/noThenProperty: the branch step's arms are named then and else
-    then: inner.default([]),
-    else: inner.default([]),
+    then: list.default([]),
+    else: list.default([]),
   });
   const Split = z.strictObject({
     type: z.literal('split'),
     paths: z
-      .array(z.strictObject({ weight: z.number().int().min(1).max(1000), steps: inner }))
+      .array(z.strictObject({ weight: z.number().int().min(1).max(1000), steps: list }))
       .min(2, 'must hold at least two paths')
       .max(10, 'must hold at most ten paths')
       .openapi({ description: 'Each enrollment draws one path, with probability weight / sum of weights.' }),
   });
-  return z.discriminatedUnion('type', [...leaves, Branch, Split], { error: STEP_TYPES_ERROR });
+  return z.discriminatedUnion('type', [...LEAVES, Branch, Split], { error: STEP_TYPES_ERROR });
 }
 
-export const CampaignStep = stepLevel(1).openapi('CampaignStep');
+/** MAX_NESTING levels of branches and splits around the leaves. */
+export const CampaignStep = levelAround(levelAround(levelAround(leafLevel()))).openapi('CampaignStep');
+/** A step as the engine, the report and the preview read it: the schema's output, at any depth. */
+export type CampaignStep = z.output<typeof CampaignStep>;
+export type SendStep = Extract<CampaignStep, { type: 'send' }>;
 
 /** Every step of the tree, nested ones included. */
 export const MAX_TOTAL_STEPS = 300;

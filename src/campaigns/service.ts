@@ -21,14 +21,14 @@ import {
   listEnrollments,
   updateCampaignDefinition,
 } from './queries.ts';
-import type { CampaignGoal, CampaignTrigger } from './schemas.ts';
+import type { CampaignGoal, CampaignTrigger, SendStep } from './schemas.ts';
 
 export function toCampaign(row: CampaignRow) {
   return {
     id: row.id,
     name: row.name,
     trigger: row.trigger as CampaignTrigger,
-    steps: row.steps as never[],
+    steps: row.steps,
     reentry: row.reentry,
     goal: (row.goal as CampaignGoal | null) ?? null,
     tracking: row.tracking,
@@ -66,12 +66,11 @@ async function checkTrigger(db: Db, workspaceId: string, trigger: CampaignTrigge
 }
 
 /** Branches on `{segment: id}` must name segments of this workspace (404 naming the step). */
-async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[] | undefined) {
+async function checkBranchSegments(db: Db, workspaceId: string, steps: Step[] | undefined) {
   if (!steps) return;
-  for (const { key, step } of allSteps(steps as Step[])) {
-    const condition = step.if as { segment?: unknown } | undefined;
-    if (step.type !== 'branch' || typeof condition?.segment !== 'string') continue;
-    if (!(await segmentExists(db, workspaceId, condition.segment, { hold: true }))) {
+  for (const { key, step } of allSteps(steps)) {
+    if (step.type !== 'branch' || !('segment' in step.if)) continue;
+    if (!(await segmentExists(db, workspaceId, step.if.segment, { hold: true }))) {
       throw new NotFoundError(
         'Segment',
         `No segment in this workspace has the id in step ${key}'s if.segment.`,
@@ -80,19 +79,24 @@ async function checkBranchSegments(db: Db, workspaceId: string, steps: unknown[]
   }
 }
 
-/** The template fields of each channel's send step, with how each is rendered (see templateOf). */
-const TEMPLATE_FIELDS: Record<string, [string, TemplateKind][]> = {
-  email: [
-    ['subject', 'text'],
-    ['preheader', 'text'],
-    ['body', 'html'],
-  ],
-  push: [
-    ['title', 'text'],
-    ['body', 'text'],
-  ],
-  telegram: [['text', 'text']],
-};
+/** The template fields of a send step, with how each is rendered (see templateOf) and its value. */
+function templateFields(step: SendStep): [field: string, kind: TemplateKind, value: string | undefined][] {
+  switch (step.channel) {
+    case 'email':
+      return [
+        ['subject', 'text', step.subject],
+        ['preheader', 'text', step.preheader],
+        ['body', 'html', step.body],
+      ];
+    case 'push':
+      return [
+        ['title', 'text', step.title],
+        ['body', 'text', step.body],
+      ];
+    case 'telegram':
+      return [['text', 'text', step.text]];
+  }
+}
 
 /** The request path of a step key: "4.paths.1.0" is body.steps.4.paths.1.steps.0. */
 const bodyPathOf = (key: string) => `body.steps.${key.replace(/paths\.(\d+)\./g, 'paths.$1.steps.')}`;
@@ -101,13 +105,13 @@ const bodyPathOf = (key: string) => `body.steps.${key.replace(/paths\.(\d+)\./g,
  * A send step whose template does not parse is a 400 at save, naming the step and the line: found
  * now rather than as a failed message for every contact who reaches the step.
  */
-function checkTemplates(steps: unknown[] | undefined) {
+function checkTemplates(steps: Step[] | undefined) {
   if (!steps) return;
   const errors = [];
-  for (const { key, step } of allSteps(steps as Step[])) {
+  for (const { key, step } of allSteps(steps)) {
     if (step.type !== 'send') continue;
-    for (const [field, kind] of TEMPLATE_FIELDS[String(step.channel)] ?? []) {
-      const problem = typeof step[field] === 'string' ? validateTemplate(step[field], kind) : null;
+    for (const [field, kind, value] of templateFields(step)) {
+      const problem = value === undefined ? null : validateTemplate(value, kind);
       if (!problem) continue;
       errors.push({
         path: `${bodyPathOf(key)}.${field}`,

@@ -12,11 +12,12 @@ import type { JobDefinition } from '../jobs/definition.ts';
 import { createCampaignMessages } from '../messages/index.ts';
 import { runLockedStep, StepPayload, stepMessage } from './engine.ts';
 import { completeEnrollments, lockEnrollments, moveEnrollments, type StepContext } from './engineQueries.ts';
-import { nextStepKey, type Step, stepAt } from './flow.ts';
+import { nextStepKey, stepAt } from './flow.ts';
 import { readPacing } from './pacing.ts';
+import type { SendStep } from './schemas.ts';
 import { enqueueSteps, STEP_QUEUE } from './stepQueue.ts';
 
-type Send = { context: StepContext; key: string; step: Step };
+type Send = { context: StepContext; key: string; step: SendStep };
 
 export async function runStepBatch(app: AppContext, jobs: readonly StepPayload[]): Promise<void> {
   await app.db.transaction((tx) => runSteps(app, tx, jobs));
@@ -37,8 +38,8 @@ export async function runSteps(app: AppContext, tx: Tx, jobs: readonly StepPaylo
   for (const context of due) {
     const key = context.step_key!;
     const step = stepAt(context.steps, key);
-    const simple = context.campaign_status === 'active' && step?.type === 'send';
-    if (simple && !paced.has(context.workspace_id)) sends.push({ context, key, step });
+    const simple = context.campaign_status === 'active' && !paced.has(context.workspace_id);
+    if (simple && step?.type === 'send') sends.push({ context, key, step });
     else await runLockedStep(app, tx, context);
   }
   await sendAll(app, tx, sends);

@@ -2,16 +2,25 @@
 // the definition schema lets through (shapes, nesting, limits), so the engine can trust what it reads.
 import { expect } from 'chai';
 import { allSteps, drawPath, firstIn, nextStepKey, type Step, stepAt } from '../../src/campaigns/flow.ts';
-import { CreateCampaignBody, MAX_NESTING, MAX_TOTAL_STEPS } from '../../src/campaigns/schemas.ts';
+import {
+  CreateCampaignBody,
+  MAX_NESTING,
+  MAX_TOTAL_STEPS,
+  type SendStep,
+} from '../../src/campaigns/schemas.ts';
 
-const send = (subject: string): Step => ({ type: 'send', channel: 'email', subject, body: 'Hi' });
+type Branch = Extract<Step, { type: 'branch' }>;
 
-/** A branch step, built in one place: its arms are named then and else, as in the API. */
-function branch(condition: unknown, arm: unknown[], otherwise?: unknown[]): Step {
+/** A send step is a leaf: it fits in a list at any depth. */
+const send = (subject: string): SendStep => ({ type: 'send', channel: 'email', subject, body: 'Hi' });
+
+/**
+ * A branch step, built in one place: its arms are named then and else, as in the API. Its arms are
+ * a nested level's steps (a subset of the top level's type), hence the cast of hand-built ones.
+ */
+function branch(condition: unknown, arm: unknown[], otherwise: unknown[] = []): Step {
   // biome-ignore lint/suspicious/noThenProperty: the branch step's arm
-  const step: Step = { type: 'branch', if: condition, then: arm };
-  if (otherwise) step.else = otherwise;
-  return step;
+  return { type: 'branch', if: condition, then: arm, else: otherwise } as Step;
 }
 
 // 0 send · 1 branch (then: 1.then.0, 1.then.1; else: empty) · 2 split (paths 0: 2.paths.0.0; 1: empty) · 3 exit
@@ -24,7 +33,7 @@ const steps: Step[] = [
       { weight: 1, steps: [send('path a')] },
       { weight: 1, steps: [] },
     ],
-  },
+  } as Step,
   { type: 'exit' },
 ];
 
@@ -77,8 +86,8 @@ describe('campaigns: flow', () => {
   });
 
   it('enters a nested list only when it has a step', () => {
-    expect(firstIn('1.then', steps[1].then as Step[])).to.equal('1.then.0');
-    expect(firstIn('1.else', steps[1].else as Step[])).to.equal(undefined);
+    expect(firstIn('1.then', (steps[1] as Branch).then)).to.equal('1.then.0');
+    expect(firstIn('1.else', (steps[1] as Branch).else)).to.equal(undefined);
     expect(firstIn('1.none', undefined)).to.equal(undefined);
   });
 
