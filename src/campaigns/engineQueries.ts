@@ -118,7 +118,7 @@ export async function completeEnrollments(
       data: {
         campaignId: context.campaign_id,
         contactId: context.contact_id,
-        completedAt: completedAt.get(context.id),
+        completedAt: completedAt.get(context.id)!, // the update above returns every one of them
       },
     })),
   );

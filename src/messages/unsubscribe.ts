@@ -36,12 +36,10 @@ export async function unsubscribeContact(
   }
   if (channel === 'all') {
     await emit(tx, { workspaceId, type: 'unsubscribe.all', data: { contactId } });
+  } else if (channel === 'email') {
+    await emit(tx, { workspaceId, type: 'unsubscribe.email', data: { contactId, channel, messageId } });
   } else {
-    await emit(tx, {
-      workspaceId,
-      type: `unsubscribe.${channel}`,
-      data: channel === 'email' ? { contactId, channel, messageId } : { contactId, channel },
-    });
+    await emit(tx, { workspaceId, type: `unsubscribe.${channel}`, data: { contactId, channel } });
   }
   await exitEnrollmentsOnUnsubscribe(tx, workspaceId, contactId, channel);
   return true;

@@ -11,13 +11,16 @@ import type { DatabasePool } from 'slonik';
 import { afterCommit } from '../db/afterCommit.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, jsonbRows, sql, VoidRow } from '../db/pool.ts';
-import type { OutgoingEventType } from './eventTypes.ts';
+import type { EventData, OutgoingEventType } from './eventTypes.ts';
 
 export const OUTBOX_CHANNEL = 'switchboard_outbox';
 
-export type OutgoingEvent = { workspaceId: string; type: OutgoingEventType; data: Record<string, unknown> };
+/** An event of one of the types T, its `data` checked against that type's documented schema. */
+export type OutgoingEvent<T extends OutgoingEventType = OutgoingEventType> = {
+  [Type in T]: { workspaceId: string; type: Type; data: EventData<Type> };
+}[T];
 
-export async function emit(db: Db, event: OutgoingEvent): Promise<void> {
+export async function emit<T extends OutgoingEventType>(db: Db, event: OutgoingEvent<T>): Promise<void> {
   await emitMany(db, [event]);
 }
 
@@ -66,7 +69,10 @@ export function keepListenedEmits(tx: Db, listened: readonly string[]): void {
  * Records several events in one statement (batch ingest emits thousands); only those some endpoint
  * listens to are kept. The ids returned are those the kept rows carry.
  */
-export async function emitMany(db: Db, events: readonly OutgoingEvent[]): Promise<string[]> {
+export async function emitMany<T extends OutgoingEventType>(
+  db: Db,
+  events: readonly OutgoingEvent<T>[],
+): Promise<string[]> {
   const store = collecting.getStore();
   const collector = store?.tx === db ? store : undefined;
   const listened = collector?.listened;

@@ -1,5 +1,11 @@
-// The 26 outgoing event types a webhook endpoint can subscribe to: the `WebhookEventType` enum of /api/openapi: 25 and
-// `contact.score_changed`, emitted whenever a lead score moves.
+// The outgoing event types a webhook endpoint can subscribe to (the `WebhookEventType` enum of
+// /api/openapi) and what each carries in `data`. The data schemas are the served contract (the
+// document's `webhooks` section) and the type `emit` checks each emitter's payload against, so
+// what is sent and what is documented cannot drift; the emitters (contacts, segments, campaigns,
+// scoring …) own the values.
+import { z } from 'zod';
+import { Timestamp } from '../http/validation.ts';
+
 export const OUTGOING_EVENT_TYPES = [
   'contact.created',
   'contact.updated',
@@ -30,3 +36,58 @@ export const OUTGOING_EVENT_TYPES = [
 ] as const;
 
 export type OutgoingEventType = (typeof OUTGOING_EVENT_TYPES)[number];
+
+const id = z.string();
+const optionalText = z.string().nullable().optional();
+const channel = z.string().openapi({ example: 'email' });
+
+const contactFields = { contactId: id, email: optionalText, firstName: optionalText, lastName: optionalText };
+
+export const EVENT_DATA = {
+  'contact.created': contactFields,
+  'contact.updated': contactFields,
+  'contact.deleted': { contactId: id, email: optionalText },
+  'contact.merged': {
+    primaryContactId: id,
+    secondaryContactId: id,
+    mergedContact: z.record(z.string(), z.unknown()),
+  },
+  'contact.score_changed': {
+    contactId: id,
+    previousScore: z.number().int(),
+    score: z.number().int(),
+    ruleId: id.nullable().openapi({
+      description:
+        'The rule that scored; null for decay, merges and imports (an import sends one change per ' +
+        'contact: its score before the import and after).',
+    }),
+  },
+  'segment.entered': { segmentId: id, contactId: id },
+  'segment.exited': { segmentId: id, contactId: id },
+  'campaign.started': { campaignId: id, name: z.string(), status: z.string() },
+  'campaign.completed': { campaignId: id, name: z.string(), totalEnrolled: z.number().int() },
+  'campaign.contact.enrolled': { campaignId: id, contactId: id },
+  'campaign.contact.completed': { campaignId: id, contactId: id, completedAt: Timestamp },
+  'message.sent': { contactId: id, channel, messageId: id, status: z.string(), campaignId: id.nullable() },
+  'message.delivered': { messageId: id, contactId: id, channel },
+  'message.opened': { messageId: id, contactId: id, channel },
+  'message.clicked': { messageId: id, contactId: id, channel, url: z.string() },
+  'message.bounced': { messageId: id, contactId: id, bounceType: z.enum(['hard', 'soft']) },
+  'message.complained': { messageId: id, contactId: id },
+  'message.failed': { messageId: id, contactId: id, error: z.string() },
+  'unsubscribe.email': { contactId: id, channel, messageId: id.nullable() },
+  'unsubscribe.push': { contactId: id, channel },
+  'unsubscribe.telegram': { contactId: id, channel },
+  'unsubscribe.all': { contactId: id },
+  'form.submitted': { formId: id, submissionId: id, fields: z.record(z.string(), z.unknown()) },
+  'push.subscribed': { contactId: id, endpoint: z.string() },
+  'push.clicked': { contactId: id, messageId: id },
+  'event.tracked': {
+    contactId: id.nullable().openapi({ description: 'null for an event tracked without any identifier.' }),
+    eventType: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+  },
+} satisfies Record<OutgoingEventType, Record<string, z.ZodType>>;
+
+/** What an event of type T carries in `data`, as its documented schema takes it. */
+export type EventData<T extends OutgoingEventType> = z.input<z.ZodObject<(typeof EVENT_DATA)[T]>>;

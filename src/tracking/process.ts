@@ -99,7 +99,8 @@ async function announce(tx: Tx, workspaceId: string, hits: readonly Classified[]
     if (hit.kind === 'open') {
       events.push({ workspaceId, type: 'message.opened', data: ids });
       await insertMessageEvent(tx, message, 'opened', { hitId: hit.id });
-    } else {
+    } else if (hit.url !== null) {
+      // Clicks are recorded with the link's URL (pages.ts); only a honeypot has none, never human.
       events.push({ workspaceId, type: 'message.clicked', data: { ...ids, url: hit.url } });
       await insertMessageEvent(tx, message, 'clicked', { hitId: hit.id, url: hit.url });
     }

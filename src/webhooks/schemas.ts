@@ -41,7 +41,7 @@ export const WebhookUrl = z
   })
   .openapi({ format: 'uri', example: 'https://example.com/hooks/switchboard' });
 
-// OUTBOUND endpoints subscribe to the 26 outgoing types; an INBOUND endpoint's list names the
+// OUTBOUND endpoints subscribe to the outgoing types (EventTypeSchema); an INBOUND endpoint's list names the
 // event types it accepts from its sender (any ingestible type), so the check depends on direction.
 const EventName = z.string().trim().min(1, 'must not be empty').max(200);
 const Events = z

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
+import { EVENT_DATA } from '../../src/outbox/eventTypes.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
@@ -47,6 +49,16 @@ describe('events: ingest and list', () => {
       expect(event.contact).to.equal(null);
       expect(event.timestamp).to.equal('2024-01-02T01:04:05.000Z');
       expect(event).not.to.have.property('sessionId');
+    });
+
+    it('announces an event without any contact as event.tracked with contactId null, as documented', async () => {
+      const { admin, base, workspaceId } = await workspace();
+      await track(admin, base, { type: 'deploy' });
+      const tracked = await server().context.db.anyFirst(sql.unsafe`
+        select data from outgoing_events where workspace_id = ${workspaceId} and type = 'event.tracked'`);
+      expect(tracked).to.deep.equal([{ contactId: null, eventType: 'deploy', metadata: {} }]);
+      const documented = z.object(EVENT_DATA['event.tracked']).safeParse(tracked[0]);
+      expect(documented.error?.issues ?? []).to.deep.equal([]);
     });
 
     it('lists newest first, filtered by contact and type, paging back with before', async () => {
