@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
-import { type Channel, createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
+import { createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
 import { looksLikeHtml } from '../templates/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {

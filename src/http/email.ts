@@ -6,7 +6,7 @@
 // (not converted to xn-- punycode), and must be one IDNA accepts.
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import './zodOpenApi.ts';
+import '../core/zodOpenApi.ts';
 
 // The shape zod's own (ASCII) email check accepts, with every script's letters, marks and digits.
 const ATOM = "[\\p{L}\\p{M}\\p{N}_'+\\-]";

@@ -2,7 +2,7 @@
 // at /api/openapi is generated from the same zod schemas that validate requests: it cannot drift.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import './zodOpenApi.ts';
+import '../core/zodOpenApi.ts';
 
 export const registry = new OpenAPIRegistry();
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { FieldError } from '../core/errors.ts';
 import './plainMessages.ts';
-import './zodOpenApi.ts';
+import '../core/zodOpenApi.ts';
 
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], location: string): FieldError[] {
   // One message per field: a value that is not a timestamp need not also hear it is before year 1.
@@ -47,9 +47,7 @@ function typedBranch(branches: readonly (readonly z.core.$ZodIssue[])[]) {
 }
 
 /** An ISO 8601 UTC timestamp with milliseconds, as every timestamp leaves the service. */
-export const Timestamp = z.iso
-  .datetime({ offset: false, precision: 3 })
-  .openapi({ format: 'date-time', example: '2026-11-22T17:28:00.123Z' });
+export { Timestamp } from '../core/timestamp.ts';
 
 /**
  * `schema | null` for a schema registered as an OpenAPI component. zod-to-openapi renders

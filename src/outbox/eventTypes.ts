@@ -4,7 +4,7 @@
 // what is sent and what is documented cannot drift; the emitters (contacts, segments, campaigns,
 // scoring …) own the values.
 import { z } from 'zod';
-import { Timestamp } from '../http/validation.ts';
+import { Timestamp } from '../core/timestamp.ts';
 
 export const OUTGOING_EVENT_TYPES = [
   'contact.created',

@@ -1,6 +1,6 @@
 // Shapes of the telegram feature's routes: the updates Telegram posts, and the link for a contact.
 import { z } from 'zod';
-import '../http/zodOpenApi.ts';
+import '../core/zodOpenApi.ts';
 import { Timestamp } from '../http/validation.ts';
 
 export const UpdateParams = z.object({ workspaceId: z.string().min(1).max(100) });

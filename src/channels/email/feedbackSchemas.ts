@@ -2,7 +2,7 @@
 // Postmark password and header value go in and never come out (`passwordSet`, `valueSet`).
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
-import '../../http/zodOpenApi.ts';
+import '../../core/zodOpenApi.ts';
 import { Timestamp } from '../../http/validation.ts';
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;

@@ -3,7 +3,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { emailAddress } from '../../http/email.ts';
-import '../../http/zodOpenApi.ts';
+import '../../core/zodOpenApi.ts';
 import { Timestamp } from '../../http/validation.ts';
 
 const Address = emailAddress({ message: 'must be an email address', maxLength: 320 });

@@ -1,7 +1,7 @@
 // Request and response shapes of a workspace's web push channel: the VAPID subject goes in, the
 // public key comes out (browsers subscribe with it); the private key never leaves the server.
 import { z } from 'zod';
-import '../../http/zodOpenApi.ts';
+import '../../core/zodOpenApi.ts';
 import { Timestamp } from '../../http/validation.ts';
 
 const SUBJECT_MESSAGE = 'must be a mailto: address or an https:// URL where the push service can reach you';

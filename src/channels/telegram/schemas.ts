@@ -1,7 +1,7 @@
 // Request and response shapes of a workspace's Telegram channel. The bot token goes in and never
 // comes out (`tokenSet`); the webhook secret is never shown at all.
 import { z } from 'zod';
-import '../../http/zodOpenApi.ts';
+import '../../core/zodOpenApi.ts';
 import { Timestamp } from '../../http/validation.ts';
 
 export const PutTelegramConfigBody = z
