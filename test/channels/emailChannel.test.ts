@@ -3,9 +3,9 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { closeChannels } from '../../src/channels/index.ts';
-import { memberOf, sql, testDb } from '../foundation/helpers.ts';
 import type { Client } from '../support/client.ts';
 import { expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { memberOf, sql, testDb } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
 import { type SmtpSink, startSmtpSink } from './smtpSink.ts';
 

@@ -6,13 +6,13 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
+import { Client, type TestResponse } from './client.ts';
 import {
   type HeaderObject,
   type OpenApiDocument,
   type Operation,
   operationsOf,
-} from '../foundation/openapiOperations.ts';
-import { Client, type TestResponse } from './client.ts';
+} from './openapiOperations.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 

@@ -23,7 +23,7 @@ export const TEST_ENV: Record<string, string> = {
   PUBLIC_RATE_LIMIT_PER_IP: '1000000',
   FORM_RATE_LIMIT_PER_IP: '1000000',
   // Every factory registers and signs in: two argon2id derivations each, about 70 ms apiece at
-  // OWASP's 19 MiB. 64 KiB makes them well under a millisecond; test/foundation/accounts.test.ts
+  // OWASP's 19 MiB. 64 KiB makes them well under a millisecond; test/accounts/accounts.test.ts
   // checks hashing at the real setting on a second web.
   PASSWORD_HASH_MEMORY_KIB: '64',
   // Web push goes to a local HTTPS fake push service (test/push/fakePushService.ts) and its CA.
@@ -33,7 +33,7 @@ export const TEST_ENV: Record<string, string> = {
   // and refreshes; the worker's every-minute refresh could take a crossing just before the test's
   // own refresh and leave it nothing to report (1 failed run in about 30). January 1st, midnight.
   // pg-boss keeps one schedule per job in the database: every worker started on the test database
-  // must carry the same setting (test/foundation/shutdown.test.ts), or it resets it to every minute.
+  // must carry the same setting (test/app/shutdown.test.ts), or it resets it to every minute.
   SEGMENT_REFRESH_CRON: '0 0 1 1 *',
 };
 

@@ -1,9 +1,9 @@
 // The delivery log: pagination and its bounds, filters, and manual retry (202 with the new
 // attempt's id; 409 for inbound; 404 for unknown or another workspace's).
 import { expect } from 'chai';
-import { memberOf } from '../foundation/helpers.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
+import { memberOf } from '../support/helpers.ts';
 import {
   createContact,
   createEndpoint,

@@ -2,9 +2,9 @@
 // with its deliveries; validation; who may do what; the event types in the OpenAPI document.
 import { expect } from 'chai';
 import { OUTGOING_EVENT_TYPES } from '../../src/outbox/eventTypes.ts';
-import { memberOf } from '../foundation/helpers.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { memberOf } from '../support/helpers.ts';
 import { createContact, createEndpoint, startReceiver, waitForDeliveries, webhooksPath } from './support.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -6,9 +6,9 @@ import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { UnauthorizedError } from '../../src/core/errors.ts';
 import { receiveInbound } from '../../src/webhooks/inbound.ts';
-import { sql, testDb } from '../foundation/helpers.ts';
 import { Client, type TestResponse } from '../support/client.ts';
 import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
+import { sql, testDb } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
 import { createEndpoint, deliveries, webhooksPath } from './support.ts';
 

@@ -5,8 +5,8 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { sql, testDb } from '../foundation/helpers.ts';
 import { eventually, workspaceWithAdmin } from '../support/factories.ts';
+import { sql, testDb } from '../support/helpers.ts';
 import {
   createContact,
   createEndpoint,

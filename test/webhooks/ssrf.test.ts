@@ -16,8 +16,8 @@ import {
 import { sendNow } from '../../src/webhooks/replay.ts';
 import { sendAttempt } from '../../src/webhooks/sender.ts';
 import { checkUrlAllowed } from '../../src/webhooks/service.ts';
-import { sql, testDb } from '../foundation/helpers.ts';
 import { expectProblem, workspaceWithAdmin } from '../support/factories.ts';
+import { sql, testDb } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
 import { createEndpoint, deliveries, type Receiver, startReceiver, webhooksPath } from './support.ts';
 

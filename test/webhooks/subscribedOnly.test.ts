@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { collectEmits, emit, keepListenedEmits } from '../../src/outbox/emit.ts';
-import { sql, testDb } from '../foundation/helpers.ts';
 import { messagingWorkspace, sendHi, startSink, waitForStatus } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
 import { eventually, workspaceWithAdmin } from '../support/factories.ts';
+import { sql, testDb } from '../support/helpers.ts';
 import { createContact, createEndpoint, deliveries, useReceiver, webhooksPath } from './support.ts';
 
 const TypeCount = z.object({ type: z.string(), n: z.number() });

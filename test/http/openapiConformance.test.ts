@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { Client, type TestResponse } from '../support/client.ts';
 import { documentedOperation, expectDocumented } from '../support/documented.ts';
 import { keyClient, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import { type OpenApiDocument, operationsOf } from '../support/openapiOperations.ts';
 import { server } from '../support/server.ts';
-import { type OpenApiDocument, operationsOf } from './openapiOperations.ts';
 
 const CROSS_SITE = { origin: 'https://evil.example' };
 const TEXT_BODY = { body: 'x', headers: { 'content-type': 'text/plain' } };

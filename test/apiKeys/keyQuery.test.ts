@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
 import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
-import { fillPath, type OpenApiDocument, operationsOf } from './openapiOperations.ts';
+import { fillPath, type OpenApiDocument, operationsOf } from '../support/openapiOperations.ts';
 
 describe('API key in the query string', () => {
   it('is taken by every operation of the OpenAPI document, never refused as a field', async () => {

@@ -12,8 +12,8 @@ import { runCli } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
+import { postForm } from '../support/helpers.ts';
 import { type SecondWeb, server, startSecondWeb } from '../support/server.ts';
-import { postForm } from './helpers.ts';
 
 const LOCKOUT_ENDS = /Try again in \d+ minutes?, at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/;
 

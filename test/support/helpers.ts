@@ -1,10 +1,11 @@
-// Helpers shared by the foundation tests: form posts, members with a role, session cookies,
-// and direct SQL on the test database for set-up the API deliberately cannot do.
+// Helpers shared by the tests of accounts, API keys, workspaces and the features built on them:
+// form posts, members with a role, session cookies, and direct SQL on the test database for
+// set-up the API deliberately cannot do.
 import { expect } from 'chai';
 import { sql } from '../../src/db/pool.ts';
-import { Client } from '../support/client.ts';
-import { PASSWORD, signedInUser } from '../support/factories.ts';
-import { server } from '../support/server.ts';
+import { Client } from './client.ts';
+import { PASSWORD, signedInUser } from './factories.ts';
+import { server } from './server.ts';
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

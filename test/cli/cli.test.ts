@@ -8,7 +8,7 @@ import { SCOPES } from '../../src/http/scopes.ts';
 import { type CliRun, cliEnv, collect, ROOT, runCli, runCliOnTerminal } from '../support/cli.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
-import { expectCreatedKey, ISO_MS } from './helpers.ts';
+import { expectCreatedKey, ISO_MS } from '../support/helpers.ts';
 
 function cli(args: string[], stdin = ''): Promise<CliRun> {
   return runCli(args, { stdin });

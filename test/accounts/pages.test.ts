@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
-import { postForm, sessionCookieOf } from './helpers.ts';
+import { postForm, sessionCookieOf } from '../support/helpers.ts';
 
 async function openPage(client: Client, path: string) {
   const page = await client.get(path);

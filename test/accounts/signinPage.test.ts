@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { PASSWORD, signedInUser } from '../support/factories.ts';
-import { postForm, sessionCookieOf } from './helpers.ts';
+import { postForm, sessionCookieOf } from '../support/helpers.ts';
 
 /** Loads the sign-in page and returns its CSRF token (the client keeps the matching cookie). */
 async function openSigninPage(client: Client, query = '') {

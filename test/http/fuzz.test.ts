@@ -11,8 +11,8 @@ import { expect } from 'chai';
 import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
 import { keyClient, PASSWORD, signedInUser, uniqueEmail, workspaceWithAdmin } from '../support/factories.ts';
+import { fakeId, type OpenApiDocument, type Operation, operationsOf } from '../support/openapiOperations.ts';
 import { server } from '../support/server.ts';
-import { fakeId, type OpenApiDocument, type Operation, operationsOf } from './openapiOperations.ts';
 
 type Auth = { cookie?: string; key?: string };
 type Answer = { status: number; contentType: string; text: string };

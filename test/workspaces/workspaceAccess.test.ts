@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { SCOPES } from '../../src/http/scopes.ts';
 import { Client, type TestResponse } from '../support/client.ts';
 import { keyClient, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
-import { memberOf } from './helpers.ts';
-import { fillPath, type Operation, operationsOf } from './openapiOperations.ts';
+import { memberOf } from '../support/helpers.ts';
+import { fillPath, type Operation, operationsOf } from '../support/openapiOperations.ts';
 
 type WorkspaceOperation = { method: string; path: string; operation: Operation };
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { expectProblem, PASSWORD, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
+import { signIn } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
-import { signIn } from './helpers.ts';
 
 const NEW_PASSWORD = 'a new horse battery';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { expectProblem, signedInUser, workspaceWithAdmin } from '../support/factories.ts';
-import { ISO_MS, memberOf } from './helpers.ts';
+import { ISO_MS, memberOf } from '../support/helpers.ts';
 
 describe('workspaces', () => {
   it('creates a workspace with 201; the creator is its ADMIN', async () => {

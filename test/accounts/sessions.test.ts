@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { authenticateUser } from '../../src/accounts/service.ts';
 import { RateLimitedError, UnauthorizedError } from '../../src/core/errors.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
+import { sessionCookieOf, sql, testDb } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
-import { sessionCookieOf, sql, testDb } from './helpers.ts';
 
 /** The store's id for the session a client holds (the cookie is `s:<sid>.<signature>`). */
 function sessionId(cookie: string): string {

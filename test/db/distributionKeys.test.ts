@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { type Db, sql } from '../../src/db/pool.ts';
-import { testDb } from './helpers.ts';
+import { testDb } from '../support/helpers.ts';
 
 /** Tables with a workspace_id column that may break the rule, and why. None today. */
 const EXEMPT: Record<string, string> = {};

@@ -7,7 +7,7 @@ import {
   uniqueEmail,
   workspaceWithAdmin,
 } from '../support/factories.ts';
-import { ISO_MS, memberOf, signIn, sql, testDb } from './helpers.ts';
+import { ISO_MS, memberOf, signIn, sql, testDb } from '../support/helpers.ts';
 
 /** The answer with its id and timestamps blanked: what could tell one invitation from another. */
 function withoutIdsAndTimes(text: string): string {

@@ -4,8 +4,8 @@ import { OWASP_MEMORY_KIB } from '../../src/config.ts';
 import { Client } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
+import { ISO_MS, sessionCookieOf, signIn, sql, testDb } from '../support/helpers.ts';
 import { server, startSecondWeb } from '../support/server.ts';
-import { ISO_MS, sessionCookieOf, signIn, sql, testDb } from './helpers.ts';
 
 function register(body: unknown) {
   return new Client().post('/api/auth/register', body);

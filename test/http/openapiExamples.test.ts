@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
-import { type OpenApiDocument, operationsOf } from './openapiOperations.ts';
+import { type OpenApiDocument, operationsOf } from '../support/openapiOperations.ts';
 
 type Problem = { type: string; title: string; status: number; detail: string; errors?: unknown[] };
 type Schema = { properties: Record<string, Record<string, unknown>>; example?: Record<string, unknown> };

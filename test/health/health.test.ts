@@ -5,8 +5,8 @@ import { createDatabasePool } from '../../src/db/pool.ts';
 import { Client } from '../support/client.ts';
 import { databaseProxy, type ProxyMode } from '../support/databaseProxy.ts';
 import { expectProblem } from '../support/factories.ts';
+import { ISO_MS } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
-import { ISO_MS } from './helpers.ts';
 
 /** The real app with its query pool behind the proxy; answers GET /api/health with its duration. */
 async function healthWhenDatabase(mode: ProxyMode) {

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { SCOPES } from '../../src/http/scopes.ts';
 import { Client } from '../support/client.ts';
-import { type OpenApiDocument, operationsOf } from './openapiOperations.ts';
+import { type OpenApiDocument, operationsOf } from '../support/openapiOperations.ts';
 
 async function fetchDocument(): Promise<OpenApiDocument> {
   const response = await new Client().get('/api/openapi');

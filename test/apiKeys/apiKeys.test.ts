@@ -6,8 +6,8 @@ import { authenticate } from '../../src/http/principal.ts';
 import { access } from '../../src/http/route.ts';
 import { Client } from '../support/client.ts';
 import { eventually, expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
+import { expectCreatedKey, ISO_MS, memberOf, sql, testDb } from '../support/helpers.ts';
 import { server } from '../support/server.ts';
-import { expectCreatedKey, ISO_MS, memberOf, sql, testDb } from './helpers.ts';
 
 const keysPath = (workspaceId: string) => `/api/workspaces/${workspaceId}/keys`;
 

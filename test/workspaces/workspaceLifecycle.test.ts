@@ -12,8 +12,8 @@ import {
   uniqueEmail,
   workspaceWithAdmin,
 } from '../support/factories.ts';
+import { memberOf, testDb } from '../support/helpers.ts';
 import { startReceiver } from '../webhooks/support.ts';
-import { memberOf, testDb } from './helpers.ts';
 
 /** Rows per table (of every table with a workspace_id column) that belong to the workspace. */
 async function rowsLeft(workspaceId: string): Promise<Record<string, number>> {
