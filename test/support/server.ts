@@ -69,7 +69,9 @@ export async function startTestCluster(dataDir: string): Promise<() => Promise<v
   // Parsed, not config(): a serial run's process starts its service later in this same process,
   // once the fake Bot API has set TELEGRAM_API_ROOT, and config() would keep this parse.
   await runtime.migrateAll(templateUrl, parseConfig(process.env));
-  process.env.SWITCHBOARD_TEST_TEMPLATE_URL = templateUrl;
+  // Clones are made from the server's own database: PostgreSQL refuses to copy a template while
+  // anyone else is connected to it, another process's cloning session included.
+  process.env.SWITCHBOARD_TEST_SERVER_URL = embedded.url;
   return () => embedded.stop();
 }
 
@@ -91,9 +93,9 @@ async function createDatabase(url: string, name: string, template?: string): Pro
 /** This process's own database, cloned from the template, and the service on it; once a process. */
 export async function ensureServer(): Promise<void> {
   if (running) return;
-  const templateUrl = process.env.SWITCHBOARD_TEST_TEMPLATE_URL;
-  if (!templateUrl) throw new Error('the test cluster is not running (root hooks not loaded?)');
-  const databaseUrl = await createDatabase(templateUrl, `switchboard_test_${process.pid}`, TEMPLATE_DATABASE);
+  const serverUrl = process.env.SWITCHBOARD_TEST_SERVER_URL;
+  if (!serverUrl) throw new Error('the test cluster is not running (root hooks not loaded?)');
+  const databaseUrl = await createDatabase(serverUrl, `switchboard_test_${process.pid}`, TEMPLATE_DATABASE);
   process.env.DATABASE_URL = databaseUrl;
   // Imported only now, so that configuration is parsed from the test environment above.
   const { config } = await import('../../src/config.ts');
