@@ -30,6 +30,29 @@ async function rows(ids: readonly string[]) {
   `);
 }
 
+/**
+ * The send slot each message holds while queued, watched from before the delivery until `stop`:
+ * its paced job claims a message at its slot and clears it, and a read after the batch's own
+ * sends (slow on a busy machine) can come after that.
+ */
+function watchSlots(ids: readonly string[]) {
+  const slots = new Map<string, number>();
+  let watching = true;
+  const watched = (async () => {
+    while (watching) {
+      for (const row of await rows(ids)) if (row.rate_slot_ms !== null) slots.set(row.id, row.rate_slot_ms);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await watched;
+      return slots;
+    },
+  };
+}
+
 /** Contacts of a fresh workspace, each with a queued email message (no send job: the test delivers). */
 async function queuedMessages(
   workspace: Awaited<ReturnType<typeof messagingWorkspace>>,
@@ -60,12 +83,17 @@ describe('message delivery in batches', () => {
     const [unrated] = await queuedMessages(free, 1);
     const ids = [...rated.map((m) => m.messageId), unrated.messageId];
 
+    const watch = watchSlots(rated.map((m) => m.messageId));
     const statuses = await deliverMessages(server().context, ids);
+    const slots = await watch.stop();
     expect(statuses.get(unrated.messageId)).to.equal('sent');
     const ratedStatuses = rated.map((m) => statuses.get(m.messageId)).sort();
     expect(ratedStatuses).to.deep.equal(['queued', 'queued', 'sent']);
     // The two left for later hold slots one and two seconds after the first.
-    const waiting = (await rows(rated.map((m) => m.messageId))).filter((row) => row.status === 'queued');
+    const waiting = rated
+      .filter((m) => statuses.get(m.messageId) === 'queued')
+      .map((m) => ({ id: m.messageId, rate_slot_ms: slots.get(m.messageId) ?? null }))
+      .sort((x, y) => (x.rate_slot_ms ?? 0) - (y.rate_slot_ms ?? 0));
     expect(waiting.map((row) => row.rate_slot_ms)).to.not.include(null);
     expect(waiting[1].rate_slot_ms! - waiting[0].rate_slot_ms!).to.be.within(999, 1_001);
 
