@@ -1,4 +1,4 @@
-// The secrets kit: AES-256-GCM with a key id per value (its configuration: test/foundation/config.unit.test.ts).
+// The secrets kit: AES-256-GCM with a key id per value (its configuration: test/config/config.unit.test.ts).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
