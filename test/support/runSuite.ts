@@ -9,7 +9,8 @@ import { globSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 const LOW_PRIORITY = 10;
-const JOBS = '3';
+// Three workers keep two cores busy: each spends much of its time waiting (timers, PostgreSQL, children).
+const JOBS = process.env.TEST_JOBS ?? '3';
 
 /** The longest files of the suite (tens of seconds each, measured), longest first. */
 const LONGEST = [
