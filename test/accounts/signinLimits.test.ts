@@ -9,7 +9,7 @@ import { limitPasswordHashing } from '../../src/accounts/hashingQueue.ts';
 import { OWASP_MEMORY_KIB } from '../../src/config.ts';
 import { sql } from '../../src/db/pool.ts';
 import { runCli } from '../support/cli.ts';
-import { Client } from '../support/client.ts';
+import { Client, readResponse } from '../support/client.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem, PASSWORD, signedInUser, uniqueEmail } from '../support/factories.ts';
 import { postForm } from '../support/helpers.ts';
@@ -28,13 +28,7 @@ async function post(baseUrl: string, path: string, body: unknown, headers: Recor
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: text ? JSON.parse(text) : undefined,
-  };
+  return readResponse(response);
 }
 
 function statusCounts(responses: { status: number }[]): Record<number, number> {

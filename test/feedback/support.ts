@@ -10,7 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { expect } from 'chai';
 import { makeContact, messagingWorkspace, type Sink, sendHi, waitForStatus } from '../messages/support.ts';
-import type { Client } from '../support/client.ts';
+import { type Client, readResponse } from '../support/client.ts';
 import { type SecondWeb, startSecondWeb } from '../support/server.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
@@ -101,13 +101,7 @@ export async function postSns(web: SecondWeb, endpointId: string, envelope: Enve
     headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': envelope.Type },
     body: JSON.stringify(envelope),
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: text ? JSON.parse(text) : undefined,
-  };
+  return readResponse(response);
 }
 
 /** A web process that takes SNS certificates from 127.0.0.1 (the suite's FakeSns). */

@@ -16,6 +16,16 @@ export type RequestOptions = {
   key?: string;
 };
 
+/** A fetch response as tests read it: status, headers, the text, and the JSON it holds if any. */
+export async function readResponse(response: Response): Promise<TestResponse> {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {}
+  return { status: response.status, headers: response.headers, body, text };
+}
+
 export class Client {
   private cookies = new Map<string, string>();
   readonly apiKey?: string;
@@ -51,12 +61,7 @@ export class Client {
       if (/expires=Thu, 01 Jan 1970/i.test(cookie) || value === '') this.cookies.delete(name.trim());
       else this.cookies.set(name.trim(), value);
     }
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {}
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return readResponse(response);
   }
 
   get(path: string, options?: RequestOptions) {
