@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
 import { SCOPES } from '../http/scopes.ts';
-import { requireWorkspace } from '../workspaces/index.ts';
+import { inWorkspace } from '../workspaces/index.ts';
 import { CreateApiKeyBody } from './schemas.ts';
 import { createApiKey, listApiKeys, revokeKey } from './service.ts';
 
@@ -41,8 +41,7 @@ export function installKeyCommands(program: Command) {
               .filter(Boolean),
             ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
           });
-          const created = await withDatabase(async (context) => {
-            await requireWorkspace(context, options.workspace);
+          const created = await inWorkspace(options.workspace, async (context) => {
             return createApiKey(context.db, options.workspace, { ...input, createdBy: null });
           });
           print(
@@ -60,8 +59,7 @@ export function installKeyCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(
       run(async (options: { workspace: string; json?: boolean }) => {
-        const list = await withDatabase(async (context) => {
-          await requireWorkspace(context, options.workspace);
+        const list = await inWorkspace(options.workspace, async (context) => {
           return listApiKeys(context.db, options.workspace);
         });
         print(!!options.json, list, () =>

@@ -1,5 +1,6 @@
 // SQL of the flow engine: an enrollment with its campaign, locked for its step; moving it on,
 // holding it, ending it; and campaign.completed once a finished campaign's last enrollment ends.
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { type Db, idArray, jsonbRows, sql } from '../db/pool.ts';
 import { emitMany } from '../outbox/emit.ts';
@@ -9,22 +10,21 @@ import { CampaignStep } from './schemas.ts';
 const CampaignSteps = z.array(CampaignStep);
 
 /** Campaign versions whose parsed steps are kept (a worker runs far fewer campaigns at once). */
-const PARSED_VERSIONS_KEPT = 500;
-const parsedSteps = new Map<string, Step[]>();
+const parsedSteps = new LRUCache<string, Step[]>({ max: 500 });
 
 /**
  * A campaign's steps through the schema they were saved with, parsed once per campaign version
  * (its id and updated_at, which every edit moves) rather than once per step job: the engine runs
- * thousands of steps of the same few definitions. Least recently used versions are dropped first.
- * The parsed steps are shared between jobs, which only read them.
+ * thousands of steps of the same few definitions. The parsed steps are shared between jobs, which
+ * only read them.
  */
 function parsedStepsOf(campaignId: string, version: string, raw: unknown): Step[] {
   const key = `${campaignId} ${version}`;
-  const kept = parsedSteps.get(key);
-  if (kept) parsedSteps.delete(key); // re-set below: most recently used last
-  const steps = kept ?? CampaignSteps.parse(raw);
-  parsedSteps.set(key, steps);
-  if (parsedSteps.size > PARSED_VERSIONS_KEPT) parsedSteps.delete(parsedSteps.keys().next().value!);
+  let steps = parsedSteps.get(key);
+  if (!steps) {
+    steps = CampaignSteps.parse(raw);
+    parsedSteps.set(key, steps);
+  }
   return steps;
 }
 

@@ -1,8 +1,9 @@
 // Adds tracking to a rendered email's HTML, at send: each web link becomes `/t/c/{token}` (its target
 // signed into the token), a hidden honeypot link goes right after `<body>`, and a 1×1 pixel
 // `/t/o/{token}` right before `</body>`. A fragment without a `<body>` tag (most templates) gets
-// both at its end, the pixel and then the honeypot (never before a doctype). Everything else in the document is left byte for byte: the parser
-// (htmlparser2) only locates the `<a>` start tags, and each one's href value is replaced in place.
+// both at its end, the pixel and then the honeypot (never before a doctype). Everything else in
+// the document is left byte for byte: the parser (htmlparser2) only locates the `<a>` start tags,
+// and each one's href value is replaced in place.
 // Not tracked: links other than http(s) (mailto:, tel:, anchors), the unsubscribe link (a scanner
 // "clicking" it must not look like engagement, and RFC 8058 wants the URL as sent), links marked
 // `data-track="off"`, and URLs too long to sign into a link.

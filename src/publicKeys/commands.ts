@@ -1,8 +1,8 @@
 // `switchboard publishable-keys create|list|update|revoke` and `switchboard identity-secret
 // show|rotate`: the same services and validation as the API, for an operator without a browser.
 import type { Command } from 'commander';
-import { parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
-import { requireWorkspace } from '../workspaces/index.ts';
+import { parseOrThrow, print, run, table } from '../cli/context.ts';
+import { inWorkspace } from '../workspaces/index.ts';
 import { readIdentitySecret, rotateIdentitySecret } from './identity.ts';
 import { CreatePublishableKeyBody, UpdatePublishableKeyBody } from './schemas.ts';
 import {
@@ -56,8 +56,7 @@ function installKeyCommands(program: Command) {
     .action(
       run(async (options: KeyOptions & { workspace: string; json?: boolean }) => {
         const input = parseOrThrow(CreatePublishableKeyBody, keyBody(options));
-        const created = await withDatabase(async (context) => {
-          await requireWorkspace(context, options.workspace);
+        const created = await inWorkspace(options.workspace, async (context) => {
           return createPublishableKey(context.db, options.workspace, { ...input, createdBy: null });
         });
         print(!!options.json, created, () => `${created.key}\n(id ${created.id})`);
@@ -70,8 +69,7 @@ function installKeyCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(
       run(async (options: { workspace: string; json?: boolean }) => {
-        const found = await withDatabase(async (context) => {
-          await requireWorkspace(context, options.workspace);
+        const found = await inWorkspace(options.workspace, async (context) => {
           return listPublishableKeys(context.db, options.workspace);
         });
         print(!!options.json, found, () => table(found.map(keyLine), keyColumns));
@@ -89,8 +87,7 @@ function installKeyCommands(program: Command) {
     .action(
       run(async (options: KeyOptions & { workspace: string; keyId: string; json?: boolean }) => {
         const change = parseOrThrow(UpdatePublishableKeyBody, keyBody(options));
-        const changed = await withDatabase(async (context) => {
-          await requireWorkspace(context, options.workspace);
+        const changed = await inWorkspace(options.workspace, async (context) => {
           return changePublishableKey(context.db, options.workspace, options.keyId, change);
         });
         print(!!options.json, changed, () => table([keyLine(changed)], keyColumns));
@@ -104,8 +101,7 @@ function installKeyCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(
       run(async (options: { workspace: string; keyId: string; json?: boolean }) => {
-        await withDatabase(async (context) => {
-          await requireWorkspace(context, options.workspace);
+        await inWorkspace(options.workspace, async (context) => {
           await revokePublishable(context.db, options.workspace, options.keyId);
         });
         print(!!options.json, { revoked: options.keyId }, () => `revoked ${options.keyId}`);
@@ -119,8 +115,7 @@ function installIdentitySecretCommands(program: Command) {
     .description('the secret your backend signs identity tokens with');
   const secretAction = (act: typeof readIdentitySecret) =>
     run(async (options: { workspace: string; json?: boolean }) => {
-      const secret = await withDatabase(async (context) => {
-        await requireWorkspace(context, options.workspace);
+      const secret = await inWorkspace(options.workspace, async (context) => {
         return act(context.db, options.workspace);
       });
       print(

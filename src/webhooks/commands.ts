@@ -2,9 +2,9 @@
 // Pings are sent by this process (see src/webhooks/replay.ts); replay is in ./replayCommand.ts.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { Instant, parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
+import { Instant, parseOrThrow, print, run, table } from '../cli/context.ts';
 import { VERSION } from '../version.ts';
-import { requireWorkspace } from '../workspaces/index.ts';
+import { inWorkspace } from '../workspaces/index.ts';
 import { ping } from './replay.ts';
 import { installReplayCommand } from './replayCommand.ts';
 import { listDeliveryPage } from './service.ts';
@@ -20,8 +20,7 @@ const ListOptions = z.object({
 
 async function listAction(raw: Record<string, unknown>) {
   const options = parseOrThrow(ListOptions, raw);
-  const page = await withDatabase(async (context) => {
-    await requireWorkspace(context, options.workspace);
+  const page = await inWorkspace(options.workspace, async (context) => {
     const filter = {
       endpointId: options.endpoint,
       success: options.failed ? false : undefined,
@@ -49,8 +48,7 @@ async function listAction(raw: Record<string, unknown>) {
 }
 
 async function testAction(options: { workspace: string; endpoint: string; json?: boolean }) {
-  const outcome = await withDatabase(async (context) => {
-    await requireWorkspace(context, options.workspace);
+  const outcome = await inWorkspace(options.workspace, async (context) => {
     return ping(context.db, context.config, VERSION, options.workspace, options.endpoint);
   });
   const { result } = outcome;

@@ -5,10 +5,10 @@
 import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { type CliContext, Instant, parseOrThrow, print, run, table, withDatabase } from '../cli/context.ts';
+import { type CliContext, Instant, parseOrThrow, print, run, table } from '../cli/context.ts';
 import { confirm, interactive } from '../cli/prompt.ts';
 import { VERSION } from '../version.ts';
-import { requireWorkspace } from '../workspaces/index.ts';
+import { inWorkspace } from '../workspaces/index.ts';
 import type { Outcome } from './attempts.ts';
 import type { ReplayRow } from './messageQueries.ts';
 import { planReplay, type ReplayPlan, sendNow } from './replay.ts';
@@ -157,8 +157,7 @@ function dryRun(options: ReplayOptions, plan: ReplayPlan) {
 
 async function replayAction(raw: Record<string, unknown>) {
   const options = parseOrThrow(ReplayOptions, raw);
-  await withDatabase(async (context) => {
-    await requireWorkspace(context, options.workspace);
+  await inWorkspace(options.workspace, async (context) => {
     const plan = await planReplay(context.db, {
       workspaceId: options.workspace,
       endpointId: options.endpoint,
