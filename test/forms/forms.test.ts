@@ -275,7 +275,12 @@ describe('form submissions', () => {
 describe('form submissions: limits and other origins', () => {
   let web: SecondWeb;
   before(async () => {
-    web = await startSecondWeb({ FORM_RATE_LIMIT_PER_IP: 2, trustProxy: true });
+    // Windows are fixed on the clock: an hour's end, unlike a minute's, is rarely crossed mid-test.
+    web = await startSecondWeb({
+      FORM_RATE_LIMIT_PER_IP: 2,
+      PUBLIC_RATE_WINDOW_MS: 3_600_000,
+      trustProxy: true,
+    });
   });
   after(() => web.stop());
 
