@@ -33,7 +33,7 @@ const FEATURE_ORDER = [
  * Platform kits, top to bottom: they know no feature, and each may import only those after it.
  * core (the AppContext type and the error family) is at the bottom: web, worker and CLI all use it.
  */
-const KIT_ORDER = ['cli', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
+const KIT_ORDER = ['cli', 'console', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
 const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;

@@ -1,30 +1,16 @@
-// Pages for people: the account pages (src/accounts/pages.ts), a home page that shows who is signed
-// in, the favicon, and the API reference rendered from /api/openapi by a locally installed
+// Pages for people: the account pages (src/accounts/pages.ts), the console under /app
+// (src/app/console.ts; `/` leads a signed-in person there), the favicon, and the API reference rendered from /api/openapi by a locally installed
 // Swagger UI (no CDN). The forms carry a double-submit CSRF token and also refuse cross-site posts.
 import { createRequire } from 'node:module';
 import express, { type Express, type Request, type Response } from 'express';
-import { findUserById } from '../accounts/index.ts';
 import type { AppContext } from '../core/context.ts';
-import { csrfToken, escapeHtml, FAVICON_LINK, FAVICON_SVG, layout, signoutForm } from '../http/html.ts';
-import { accounts, forms, messages, push, tracking, workspaces } from './features.ts';
+import { FAVICON_LINK, FAVICON_SVG } from '../http/html.ts';
+import { installConsole } from './console.ts';
+import { accounts, forms, messages, push, tracking } from './features.ts';
 
-async function homePage(app: AppContext, req: Request, res: Response) {
-  const user = req.session?.userId ? await findUserById(app.db, req.session.userId) : null;
-  if (!user) return res.redirect(303, '/auth/signin');
-  const memberOf = await workspaces.listWorkspacesOfUser(app.db, user.id);
-  const items = memberOf
-    .map((w) => `<li>${escapeHtml(w.name)} — <code>${w.id}</code> (${w.role})</li>`)
-    .join('');
-  res.type('html').send(
-    layout(
-      'Home',
-      `<h1>Signed in as ${escapeHtml(user.name)}</h1>
-<p>${escapeHtml(user.email)}</p>
-<h2>Workspaces</h2>${items ? `<ul>${items}</ul>` : '<p>No workspaces yet: create one with <code>POST /api/workspaces</code>.</p>'}
-<p><a href="/docs">API reference</a></p>
-${signoutForm(csrfToken(req, res))}`,
-    ),
-  );
+/** `/`: the console for a signed-in person, the sign-in page for anyone else. */
+function homePage(req: Request, res: Response) {
+  res.redirect(303, req.session?.userId ? '/app' : '/auth/signin');
 }
 
 function swaggerUiDirectory(): string {
@@ -37,7 +23,8 @@ ${FAVICON_LINK}<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 export function installPages(app: Express, context: AppContext) {
-  app.get('/', (req, res) => homePage(context, req, res));
+  app.get('/', homePage);
+  installConsole(app, context);
   app.get('/favicon.ico', (_req, res) => {
     res.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=86400');
     res.send(FAVICON_SVG);

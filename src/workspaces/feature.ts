@@ -8,4 +8,5 @@ export { listWorkspacesOfUser } from './queries.ts';
 
 export const routes = [...workspaceRoutes, ...invitationRoutes];
 export const commands = installWorkspaceCommands;
+export { installWorkspaceConsole as consolePages } from './console.ts';
 export { workspaceRetention as retention } from './retention.ts';

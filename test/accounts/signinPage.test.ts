@@ -41,8 +41,8 @@ describe('sign-in page (HTML)', () => {
     expect(sessionCookieOf(client)).not.to.equal('');
     expect((await client.get('/api/auth/session')).body.user.id).to.equal(user.id);
     const home = await client.get('/');
-    expect(home.status).to.equal(200);
-    expect(home.text).to.contain('Signed in as Page User');
+    expect(home.status).to.equal(303);
+    expect(home.headers.get('location')).to.equal('/app');
   });
 
   it('redirects to a local `next` page but never off-site', async () => {
@@ -136,9 +136,9 @@ describe('sign-in page (HTML)', () => {
     expect(response.status).to.equal(403);
   });
 
-  it('signs out through the form on the home page', async () => {
+  it('signs out through the form of the console', async () => {
     const { client } = await signedInUser();
-    const home = await client.get('/');
+    const home = await client.get('/app/new');
     const token = /name="_csrf" value="([^"]+)"/.exec(home.text)?.[1] as string;
     const response = await postForm(client, '/auth/signout', { _csrf: token });
     expect(response.status).to.equal(303);

@@ -1,0 +1,61 @@
+// The console's own script: enhancements only, every page works without it.
+// Keyboard shortcuts (`/` search, `g` then a section's key, `?` the list), copy buttons.
+// Loaded with `defer` from the same origin (the CSP allows no inline script).
+(() => {
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  let pendingG = 0;
+
+  document.addEventListener('keydown', (event) => {
+    if (event.metaKey || event.ctrlKey || event.altKey || typing(document.activeElement)) return;
+    if (event.key === '/') {
+      const search = document.querySelector('input[type=search]');
+      if (search) {
+        event.preventDefault();
+        search.focus();
+        search.select();
+      }
+      return;
+    }
+    if (event.key === '?') {
+      const list = document.getElementById('shortcuts');
+      if (list) {
+        list.open = true;
+        list.querySelector('summary').focus();
+        list.scrollIntoView({ block: 'nearest' });
+      }
+      return;
+    }
+    if (event.key === 'g') {
+      pendingG = Date.now();
+      return;
+    }
+    if (pendingG && Date.now() - pendingG < 1500) {
+      pendingG = 0;
+      const link = document.querySelector(`a[data-key="${CSS.escape(event.key)}"]`);
+      if (link) {
+        event.preventDefault();
+        window.location.assign(link.href);
+      }
+    }
+  });
+
+  function enhanceCopyButtons(root) {
+    for (const button of root.querySelectorAll('button[data-copy]')) {
+      if (!navigator.clipboard) continue;
+      button.hidden = false;
+      if (button.dataset.ready) continue;
+      button.dataset.ready = '1';
+      button.addEventListener('click', async () => {
+        await navigator.clipboard.writeText(button.dataset.copy);
+        const label = button.textContent;
+        button.textContent = 'Copied';
+        setTimeout(() => {
+          button.textContent = label;
+        }, 1500);
+      });
+    }
+  }
+
+  document.addEventListener('DOMContentLoaded', () => enhanceCopyButtons(document));
+  document.addEventListener('htmx:afterSwap', (event) => enhanceCopyButtons(event.target));
+})();

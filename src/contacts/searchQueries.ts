@@ -1,0 +1,134 @@
+// The console's contact list: search, filters, four sorts, keyset paging and a capped count.
+// Unlike the API's list (queries.ts: page numbers and an exact total), a page here costs the same
+// at any depth (the position travels as a cursor) and the count stops at COUNT_CAP: past it the
+// page says "more than 10,000", never a wrong number, and never a count over a million rows.
+//
+// Search `q` matches a substring of the email, the name (first, last, or both) or the phone,
+// through the trigram index of migration 0045 on lower(searchable text); an attribute filter
+// (name = value) uses the jsonb containment index of the same migration.
+import { z } from 'zod';
+import { type Db, sql } from '../db/pool.ts';
+import { ContactRow, contactColumns } from './queries.ts';
+
+export const COUNT_CAP = 10_000;
+
+export const CONTACT_SORTS = ['newest', 'oldest', 'email', 'score'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+
+export type ContactSearch = {
+  q?: string;
+  attribute?: { name: string; value: string };
+  segmentId?: string;
+  scoreMin?: number;
+  scoreMax?: number;
+  /** Contacts who may (subscribed) or may not (unsubscribed) receive on the channel. */
+  subscription?: { channel: 'email' | 'push' | 'telegram'; status: 'subscribed' | 'unsubscribed' };
+};
+
+/** The cursor of each sort: the values after which the next page starts. */
+export const CURSORS = {
+  newest: z.tuple([z.string()]),
+  oldest: z.tuple([z.string()]),
+  email: z.tuple([z.boolean(), z.string(), z.string()]),
+  score: z.tuple([z.number().int(), z.string()]),
+} satisfies Record<ContactSort, z.ZodType>;
+
+export type Cursor = z.infer<(typeof CURSORS)[ContactSort]>;
+
+/** The text search matches: the expression indexed by contacts_search_trgm_idx (0045). */
+const SEARCH_TEXT = sql.fragment`lower(coalesce(c.email, '') || ' ' || coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.phone, ''))`;
+
+function likePattern(value: string): string {
+  return `%${value.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function conditions(workspaceId: string, search: ContactSearch) {
+  const where = [sql.fragment`c.workspace_id = ${workspaceId}`];
+  if (search.q) where.push(sql.fragment`${SEARCH_TEXT} like ${likePattern(search.q)}`);
+  if (search.attribute) {
+    const { name, value } = search.attribute;
+    // The value as typed matches a string attribute, and a number or boolean whose text it is.
+    const candidates = [JSON.stringify({ [name]: value })];
+    if (/^-?\d+(\.\d+)?$/.test(value)) candidates.push(JSON.stringify({ [name]: Number(value) }));
+    if (value === 'true' || value === 'false') candidates.push(JSON.stringify({ [name]: value === 'true' }));
+    where.push(
+      sql.fragment`(${sql.join(
+        candidates.map((json) => sql.fragment`c.attributes @> ${json}::jsonb`),
+        sql.fragment` or `,
+      )})`,
+    );
+  }
+  if (search.segmentId) {
+    where.push(sql.fragment`exists (select 1 from segment_memberships m
+      where m.segment_id = ${search.segmentId} and m.contact_id = c.id and m.workspace_id = c.workspace_id)`);
+  }
+  if (search.scoreMin !== undefined) where.push(sql.fragment`c.lead_score >= ${search.scoreMin}`);
+  if (search.scoreMax !== undefined) where.push(sql.fragment`c.lead_score <= ${search.scoreMax}`);
+  if (search.subscription) {
+    // No row means subscribed; the channel 'all' row is the global opt-out (0017_messages.sql).
+    const optedOut = sql.fragment`exists (select 1 from contact_subscriptions s
+      where s.workspace_id = c.workspace_id and s.contact_id = c.id
+        and s.channel in (${search.subscription.channel}, 'all') and s.status = 'unsubscribed')`;
+    where.push(search.subscription.status === 'unsubscribed' ? optedOut : sql.fragment`not ${optedOut}`);
+  }
+  return where;
+}
+
+const ORDER = {
+  newest: sql.fragment`c.id desc`,
+  oldest: sql.fragment`c.id asc`,
+  email: sql.fragment`(c.email is null), coalesce(c.email, ''), c.id`,
+  score: sql.fragment`c.lead_score desc, c.id desc`,
+} satisfies Record<ContactSort, unknown>;
+
+function afterCursor(sort: ContactSort, cursor: Cursor) {
+  switch (sort) {
+    case 'newest':
+      return sql.fragment`c.id < ${cursor[0] as string}`;
+    case 'oldest':
+      return sql.fragment`c.id > ${cursor[0] as string}`;
+    case 'email': {
+      const [isNull, email, id] = cursor as [boolean, string, string];
+      return sql.fragment`((c.email is null), coalesce(c.email, ''), c.id) > (${isNull}, ${email}, ${id})`;
+    }
+    case 'score': {
+      const [score, id] = cursor as [number, string];
+      return sql.fragment`(c.lead_score, c.id) < (${score}, ${id})`;
+    }
+  }
+}
+
+/** The position of a row in a sort, as its cursor. */
+export function cursorOf(sort: ContactSort, row: ContactRow): Cursor {
+  if (sort === 'email') return [row.email === null, row.email ?? '', row.id];
+  if (sort === 'score') return [row.lead_score, row.id];
+  return [row.id];
+}
+
+export async function searchContacts(
+  db: Db,
+  workspaceId: string,
+  search: ContactSearch,
+  page: { sort: ContactSort; after: Cursor | null; limit: number },
+) {
+  const where = conditions(workspaceId, search);
+  if (page.after) where.push(afterCursor(page.sort, page.after));
+  return db.any(sql.type(ContactRow)`
+    select ${contactColumns} from contacts c where ${sql.join(where, sql.fragment` and `)}
+    order by ${ORDER[page.sort]} limit ${page.limit}
+  `);
+}
+
+/** How many contacts match, counted up to COUNT_CAP + 1 (more means "more than COUNT_CAP"). */
+export async function countContactsCapped(
+  db: Db,
+  workspaceId: string,
+  search: ContactSearch,
+): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from (
+      select 1 from contacts c where ${sql.join(conditions(workspaceId, search), sql.fragment` and `)}
+      limit ${COUNT_CAP + 1}
+    ) matching
+  `);
+}
