@@ -31,9 +31,10 @@ const FEATURE_ORDER = [
 ];
 /**
  * Platform kits, top to bottom: they know no feature, and each may import only those after it.
- * core (the AppContext type and the error family) is at the bottom: web, worker and CLI all use it.
+ * feature (the Feature type: what a feature brings, naming the types of the kits below) is at the
+ * top; core (the AppContext type and the error family) is at the bottom: web, worker and CLI all use it.
  */
-const KIT_ORDER = ['cli', 'console', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
+const KIT_ORDER = ['feature', 'cli', 'console', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
 const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;
@@ -50,6 +51,8 @@ const orderRules = (kind, order, list) =>
   }));
 
 module.exports = {
+  // Read by test/app/features.unit.test.ts: the composition's list of features follows FEATURE_ORDER.
+  FEATURE_ORDER,
   forbidden: [
     {
       name: 'no-circular',

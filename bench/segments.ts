@@ -199,7 +199,7 @@ async function main() {
       });
     }
     const whole = { rows: Infinity, ms: Infinity, pageSize: context.config.SEGMENT_COMPUTE_PAGE_SIZE };
-    const refresh = () => refreshSegments(context.db, WORKSPACE, whole);
+    const refresh = () => refreshSegments(context, WORKSPACE, whole);
     const statement = () => client.query(`select count(*) from (${HAND_WRITTEN}) as h`, [WORKSPACE]);
     const line = (name: string, seconds: number, base: number) =>
       console.log(
@@ -229,7 +229,7 @@ async function main() {
     }
     const budget = refreshBudget(context.config);
     const catchUp = await timed(() =>
-      catchUpInRuns(client, () => refreshSegments(context.db, WORKSPACE, budget)),
+      catchUpInRuns(client, () => refreshSegments(context, WORKSPACE, budget)),
     );
     line(
       `a day behind, in scheduled runs (${catchUp.value} of ${budget.rows.toLocaleString('en')} contacts)`,

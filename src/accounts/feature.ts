@@ -1,11 +1,22 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { installSigninCommands } from './commands.ts';
+import { limitPasswordHashing } from './hashingQueue.ts';
+import { installAccountPages } from './pages.ts';
 import { passwordRoutes } from './passwordRoutes.ts';
+import { accountRetention } from './retention.ts';
 import { accountRoutes } from './routes.ts';
 
-export { limitPasswordHashing } from './hashingQueue.ts';
-export { installAccountPages as pages } from './pages.ts';
-
-export const routes = [...accountRoutes, ...passwordRoutes];
-export const commands = installSigninCommands;
-export { accountRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'accounts',
+  routes: [...accountRoutes, ...passwordRoutes],
+  pages: installAccountPages,
+  commands: installSigninCommands,
+  retention: accountRetention,
+  configure: (config) =>
+    limitPasswordHashing({
+      concurrency: config.PASSWORD_HASH_CONCURRENCY,
+      queue: config.PASSWORD_HASH_QUEUE,
+    }),
+};

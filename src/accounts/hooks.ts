@@ -1,5 +1,5 @@
 // What accounts need from the workspaces feature, which sits above them (memberships name users):
-// handed in by the composition layer (src/app/effects.ts) on the context, as `app.effects.accounts`.
+// provided by the workspaces' feature.effects and handed in on the context, as `app.effects.accounts`.
 import type { Db } from '../db/pool.ts';
 
 export type AccountHooks = {

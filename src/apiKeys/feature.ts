@@ -1,9 +1,15 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import { startApiKeyCache } from './cache.ts';
 import { installKeyCommands } from './commands.ts';
+import { apiKeyLookup } from './lookup.ts';
 import { apiKeyRoutes } from './routes.ts';
 
-export { startApiKeyCache } from './cache.ts';
-export { apiKeyLookup } from './lookup.ts';
-
-export const routes = apiKeyRoutes;
-export const commands = installKeyCommands;
+export const feature: Feature = {
+  name: 'apiKeys',
+  routes: apiKeyRoutes,
+  commands: installKeyCommands,
+  apiKeyLookup,
+  webServices: [startApiKeyCache],
+};

@@ -21,15 +21,16 @@ import {
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { csrfToken, safeNext } from '../http/html.ts';
-import { contacts, workspaces } from './features.ts';
+import { listWorkspacesOfUser } from '../workspaces/index.ts';
+import { FEATURES } from './features.ts';
 
 const LAST_WORKSPACE_COOKIE = 'sb.ws';
 const THEME_COOKIE = 'sb.theme';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
-/** Every feature's console pages, in navigation order. */
+/** Every feature's console sections (the navigation orders them by their `order`). */
 function consoleFeatures(context: AppContext): ConsolePages[] {
-  return [contacts.consolePages(context)];
+  return FEATURES.flatMap((feature) => (feature.console ? [feature.console(context)] : []));
 }
 
 function cookie(req: Request, name: string): string | undefined {
@@ -50,7 +51,7 @@ function signedIn(context: AppContext, pages: ConsolePages[]) {
     const userId = req.session?.userId;
     const user = userId ? await findUserById(context.db, userId) : null;
     if (!user) return res.redirect(303, `/auth/signin?next=${encodeURIComponent(req.originalUrl)}`);
-    const memberOf = await workspaces.listWorkspacesOfUser(context.db, user.id);
+    const memberOf = await listWorkspacesOfUser(context.db, user.id);
     const state: ConsoleState = {
       user: { id: user.id, name: user.name, email: user.email },
       workspace: null,
@@ -123,7 +124,7 @@ export function installConsole(app: Express, context: AppContext): void {
   console.use(signedIn(context, pages));
   console.get('/', home);
   console.post('/theme', consoleForm(), setTheme);
-  workspaces.consolePages(console, context);
+  for (const feature of FEATURES) feature.consoleRoot?.(console, context);
 
   const workspace = express.Router({ mergeParams: true });
   workspace.use(member);

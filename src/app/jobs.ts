@@ -1,27 +1,18 @@
-// What the worker runs: every feature's job definitions and long-running services.
-
+// What the worker runs: every feature's job definitions (foundations first) and long-running
+// services, plus the retention job of the composition layer (retention.ts).
 import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
-import { campaigns, events, messages, scoring, segments, telegram, tracking, webhooks } from './features.ts';
+import { foundationsFirst } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(settings: Config): JobDefinition<any>[] {
-  return [
-    ...events.jobs(),
-    ...segments.jobs(settings),
-    ...scoring.jobs(),
-    ...messages.jobs(settings),
-    ...campaigns.jobs(settings),
-    ...tracking.jobs(),
-    ...telegram.jobs(),
-    retentionJob(settings),
-  ];
+  return [...foundationsFirst().flatMap((feature) => feature.jobs?.(settings) ?? []), retentionJob(settings)];
 }
 
 export function allWorkerServices(): WorkerService[] {
-  return [...webhooks.workerServices];
+  return foundationsFirst().flatMap((feature) => feature.workerServices ?? []);
 }
 
 /**

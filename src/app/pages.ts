@@ -1,12 +1,13 @@
-// Pages for people: the account pages (src/accounts/pages.ts), the console under /app
-// (src/app/console.ts; `/` leads a signed-in person there), the favicon, and the API reference rendered from /api/openapi by a locally installed
+// Pages for people: each feature's pages (the account pages, unsubscribe, forms, …), the console
+// under /app (src/app/console.ts; `/` leads a signed-in person there), the favicon, and the API
+// reference rendered from /api/openapi by a locally installed
 // Swagger UI (no CDN). The forms carry a double-submit CSRF token and also refuse cross-site posts.
 import { createRequire } from 'node:module';
 import express, { type Express, type Request, type Response } from 'express';
 import type { AppContext } from '../core/context.ts';
 import { FAVICON_LINK, FAVICON_SVG } from '../http/html.ts';
 import { installConsole } from './console.ts';
-import { accounts, forms, messages, push, tracking } from './features.ts';
+import { foundationsFirst } from './features.ts';
 
 /** `/`: the console for a signed-in person, the sign-in page for anyone else. */
 function homePage(req: Request, res: Response) {
@@ -29,11 +30,7 @@ export function installPages(app: Express, context: AppContext) {
     res.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=86400');
     res.send(FAVICON_SVG);
   });
-  accounts.pages(app, context);
-  messages.pages(app, context);
-  push.pages(app);
-  forms.pages(app, context);
-  tracking.pages(app, context);
+  for (const feature of foundationsFirst()) feature.pages?.(app, context);
   app.get('/docs', (_req, res) => res.type('html').send(DOCS_HTML));
   app.get('/docs/init.js', (_req, res) =>
     res

@@ -1,10 +1,10 @@
-// The `switchboard` command: `migrate` here, every other command group from its feature.
+// The `switchboard` command: `migrate` first, every feature's command groups foundations first
+// (the order `--help` lists them in), then the groups that span features: secrets and prune.
 import { Command } from 'commander';
 import { print, run, withDatabase } from '../cli/context.ts';
 import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
-import { installFeatureEffects } from './effects.ts';
-import { accounts, apiKeys, imports, publicKeys, segments, webhooks, workspaces } from './features.ts';
+import { featureEffects, foundationsFirst } from './features.ts';
 import { installPruneCommand } from './retention.ts';
 import { installSecretCommands } from './secretStores.ts';
 
@@ -24,19 +24,13 @@ function installMigrate(program: Command) {
 }
 
 export async function runCli(argv: string[]): Promise<void> {
-  installFeatureEffects();
   const program = new Command('switchboard')
     .description('Switchboard administration')
     .version(VERSION)
     .showHelpAfterError();
   installMigrate(program);
-  workspaces.commands(program);
-  apiKeys.commands(program);
-  publicKeys.commands(program);
-  segments.commands(program);
-  accounts.commands(program);
-  webhooks.commands(program);
-  imports.commands(program);
+  const effects = featureEffects();
+  for (const feature of foundationsFirst()) feature.commands?.(program, effects);
   installSecretCommands(program);
   installPruneCommand(program);
   await program.parseAsync(argv);

@@ -1,6 +1,7 @@
-// Every retention rule of the service in one list, the pg-boss schedule that prunes by them
-// (RETENTION_CRON, in batches of RETENTION_BATCH_SIZE) and `switchboard prune [--dry-run]`.
-// A feature whose table grows exports `retention` rules from its feature.ts and is added below.
+// Every retention rule of the service (each feature's `retention` and `pruners`), the pg-boss
+// schedule that prunes by them (RETENTION_CRON, in batches of RETENTION_BATCH_SIZE) and
+// `switchboard prune [--dry-run]`. They run in the order of the feature list, top down: a feature's
+// rows that point at those below go first (src/app/features.ts).
 // pg-boss's own finished jobs are deleted by pg-boss (deleteAfterSeconds, set from
 // RETENTION_JOBS_MS in jobs.ts); they appear here only as a count.
 import type { Command } from 'commander';
@@ -10,34 +11,16 @@ import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { countPrunable, msBefore, pruneTable, type RetentionRule } from '../db/retention.ts';
+import type { Pruner } from '../feature/definition.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
-import {
-  accounts,
-  contacts,
-  events,
-  feedback,
-  messages,
-  scoring,
-  telegram,
-  tracking,
-  webhooks,
-  workspaces,
-} from './features.ts';
+import { FEATURES } from './features.ts';
 
-export function allRetentionRules(): RetentionRule[] {
-  return [
-    ...webhooks.retention,
-    ...feedback.retention,
-    ...telegram.retention,
-    ...tracking.retention,
-    ...events.retention,
-    ...messages.retention,
-    ...scoring.retention,
-    ...contacts.retention,
-    ...workspaces.retention,
-    ...accounts.retention,
-  ];
+/** A feature's rules (batched deletes), then its pruners (whole partitions), feature by feature. */
+function retentionSteps(): (RetentionRule | Pruner)[] {
+  return FEATURES.flatMap((feature) => [...(feature.retention ?? []), ...(feature.pruners ?? [])]);
 }
+
+const isPruner = (step: RetentionRule | Pruner): step is Pruner => 'prune' in step;
 
 /** A scheduled run stops starting batches after this; the next run goes on where it stopped. */
 const RUN_BUDGET_MS = 5 * 60 * 1000;
@@ -49,22 +32,18 @@ export type PruneReport = { table: string; rule: string; rows: number | null }[]
 export async function pruneAll(db: Db, config: Config, budgetMs = RUN_BUDGET_MS): Promise<PruneReport> {
   const deadline = Date.now() + budgetMs;
   const report: PruneReport = [];
-  for (const rule of allRetentionRules()) {
-    const off = rule.where(config, new Date()) === null;
-    const rows = off
-      ? null
-      : await pruneTable(db, rule, config, {
-          batchSize: config.RETENTION_BATCH_SIZE,
-          pauseMs: PAUSE_MS,
-          deadline,
-        });
-    report.push({ table: rule.table, rule: rule.rule, rows });
+  for (const step of retentionSteps()) {
+    const rows = isPruner(step)
+      ? await step.prune(db, config, false)
+      : step.where(config, new Date()) === null
+        ? null
+        : await pruneTable(db, step, config, {
+            batchSize: config.RETENTION_BATCH_SIZE,
+            pauseMs: PAUSE_MS,
+            deadline,
+          });
+    report.push({ table: step.table, rule: step.rule, rows });
   }
-  report.push({
-    table: 'events',
-    rule: events.EVENT_RETENTION_RULE,
-    rows: await events.pruneExpiredEvents(db, config),
-  });
   return report;
 }
 
@@ -81,10 +60,10 @@ async function countFinishedJobs(db: Db, config: Config): Promise<number> {
 
 export async function dryRun(db: Db, config: Config): Promise<PruneReport> {
   const report: PruneReport = [];
-  for (const rule of allRetentionRules())
-    report.push({ table: rule.table, rule: rule.rule, rows: await countPrunable(db, rule, config) });
-  const expiredEvents = await events.pruneExpiredEvents(db, config, true);
-  report.push({ table: 'events', rule: events.EVENT_RETENTION_RULE, rows: expiredEvents });
+  for (const step of retentionSteps()) {
+    const rows = isPruner(step) ? await step.prune(db, config, true) : await countPrunable(db, step, config);
+    report.push({ table: step.table, rule: step.rule, rows });
+  }
   report.push({ table: 'pgboss.job', rule: JOBS_RULE, rows: await countFinishedJobs(db, config) });
   return report;
 }

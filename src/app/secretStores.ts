@@ -1,19 +1,13 @@
-// Every table that holds sealed secrets, and the two things done to all of them: sealing the
-// webhook secrets still in clear text after the migration that sealed the column (run with the
-// migrations), and `switchboard secrets rotate-key`. A feature that stores secrets adds its store here.
+// Every table that holds sealed secrets (each feature's `secretStores`) and what is done to all of
+// them: `switchboard secrets rotate-key`.
 import type { Command } from 'commander';
 import { print, run, withDatabase } from '../cli/context.ts';
 import type { Db } from '../db/pool.ts';
 import { currentKeyRing, type SecretStore } from '../secrets/index.ts';
-import { channels, publicKeys, webhooks } from './features.ts';
+import { foundationsFirst } from './features.ts';
 
-export function allSecretStores(): SecretStore[] {
-  return [...channels.secretStores, webhooks.secretStore, publicKeys.secretStore];
-}
-
-/** Seals secrets a migration left in clear text (SQL cannot encrypt); a no-op once done. */
-export async function sealClearSecrets(db: Db): Promise<void> {
-  await webhooks.sealPlaintextSecrets(db);
+function allSecretStores(): SecretStore[] {
+  return foundationsFirst().flatMap((feature) => feature.secretStores ?? []);
 }
 
 export type RotationReport = { keyId: string; stores: { name: string; resealed: number; left: number }[] };

@@ -1,19 +1,21 @@
 // The web process: the Express app with every feature's routes and pages, listening on PORT, and
-// a shutdown that lets requests in flight finish.
+// a shutdown that lets requests in flight finish. Routes are handed over foundations first and
+// mounted by specificity (src/http/app.ts); the OpenAPI order is the import order of features.ts.
 import type { Server, ServerResponse } from 'node:http';
 import type { AppContext } from '../core/context.ts';
 import type { Stoppable } from '../db/resolve.ts';
 import { createHttpApp } from '../http/app.ts';
 import { StartupError } from '../log.ts';
-import { apiKeys } from './features.ts';
+import { foundationsFirst } from './features.ts';
 import { installPages } from './pages.ts';
-import { allRoutes } from './routes.ts';
 
 export function createApp(context: AppContext) {
-  const { app, close: closeSessions } = createHttpApp(context, { routes: allRoutes(), installPages });
-  const stopKeyCache = apiKeys.startApiKeyCache(context);
+  const features = foundationsFirst();
+  const routes = features.flatMap((feature) => feature.routes ?? []);
+  const { app, close: closeSessions } = createHttpApp(context, { routes, installPages });
+  const stops = features.flatMap((feature) => (feature.webServices ?? []).map((start) => start(context)));
   const close = async () => {
-    await stopKeyCache();
+    for (const stop of stops.toReversed()) await stop();
     await closeSessions();
   };
   return { app, close };

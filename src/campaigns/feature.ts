@@ -1,9 +1,20 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import { afterContactsChanged } from './contactEffects.ts';
+import { enrollForSegmentChanges } from './enroll.ts';
+import { campaignJobs } from './jobs.ts';
 import { campaignRoutes } from './routes.ts';
+import { registerStepQueue } from './stepQueue.ts';
 
-export { afterContactsChanged } from './contactEffects.ts';
-export { enrollForSegmentChanges } from './enroll.ts';
-export { campaignJobs as jobs } from './jobs.ts';
-export { registerStepQueue } from './stepQueue.ts';
-
-export const routes = campaignRoutes;
+export const feature: Feature = {
+  name: 'campaigns',
+  routes: campaignRoutes,
+  jobs: campaignJobs,
+  effects: {
+    contacts: { contactsChanged: afterContactsChanged },
+    segments: { membershipChanged: enrollForSegmentChanges },
+  },
+  // Enrollments are made deep in ingest and contact writes: their first step's job goes through this.
+  attach: (context) => registerStepQueue(context.boss),
+};

@@ -1,8 +1,13 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import { contactConsole } from './console.ts';
+import { contactRetention } from './retention.ts';
 import { contactRoutes } from './routes.ts';
 
-export { installContactsChangedEffect } from './effects.ts';
-
-export const routes = contactRoutes;
-export { contactConsole as consolePages } from './console.ts';
-export { contactRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'contacts',
+  routes: contactRoutes,
+  retention: contactRetention,
+  console: contactConsole,
+};

@@ -10,7 +10,7 @@ export {
   lockContactsById,
   type NewContact,
 } from './bulkQueries.ts';
-export { type ChangeScope, contactsChanged } from './effects.ts';
+export { type ChangeScope, type ContactEffects, contactsChanged } from './effects.ts';
 export { identifyWithEmail } from './identify.ts';
 export { mergeContactRows } from './merge.ts';
 export { contactEventData } from './present.ts';

@@ -4,7 +4,7 @@ import { deleteUnverifiedPushSubscriptionsOfIdentified } from '../channels/index
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { emitMany, type OutgoingEvent } from '../outbox/emit.ts';
-import { contactsChanged } from './effects.ts';
+import { type ContactEffects, contactsChanged } from './effects.ts';
 import {
   absorbContact,
   exitDuplicateEnrollments,
@@ -19,6 +19,7 @@ import { type ContactRow, deleteContactRow, findContact } from './queries.ts';
 /** Both rows must already be locked by the caller. */
 export async function mergeContactRows(
   tx: Tx,
+  effects: ContactEffects,
   primary: ContactRow,
   secondary: ContactRow,
 ): Promise<ContactRow> {
@@ -60,12 +61,13 @@ export async function mergeContactRows(
     },
   });
   await emitMany(tx, events);
-  await contactsChanged(tx, workspaceId, [primary.id], { all: true });
+  await contactsChanged(effects, tx, workspaceId, [primary.id], { all: true });
   return (await findContact(tx, workspaceId, primary.id))!;
 }
 
 export async function mergeContacts(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   primaryId: string,
   secondaryId: string,
@@ -81,5 +83,5 @@ export async function mergeContacts(
   if (primary.id === secondary.id) {
     throw new ConflictError('These ids name the same contact (one was already merged into the other).');
   }
-  return mergeContactRows(tx, primary, secondary);
+  return mergeContactRows(tx, effects, primary, secondary);
 }

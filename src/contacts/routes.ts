@@ -53,7 +53,9 @@ export const contactRoutes = [
     },
     errors: { 409: 'Another contact already has this email or anonymousId.' },
     handler: async ({ app, workspaceId, body }) => {
-      const { contact, created } = await app.db.transaction((tx) => createContact(tx, workspaceId, body));
+      const { contact, created } = await app.db.transaction((tx) =>
+        createContact(tx, app.effects.contacts, workspaceId, body),
+      );
       return { status: created ? 201 : 200, body: toContact(contact) };
     },
   }),
@@ -76,7 +78,13 @@ export const contactRoutes = [
       status: 200,
       body: toContact(
         await app.db.transaction((tx) =>
-          mergeContacts(tx, workspaceId, body.primaryContactId, body.secondaryContactId),
+          mergeContacts(
+            tx,
+            app.effects.contacts,
+            workspaceId,
+            body.primaryContactId,
+            body.secondaryContactId,
+          ),
         ),
       ),
     }),
@@ -109,7 +117,9 @@ export const contactRoutes = [
     handler: async ({ app, workspaceId, params, body: { attributes, ...fields } }) => ({
       status: 200,
       body: toContact(
-        await app.db.transaction((tx) => patchContact(tx, workspaceId, params.contactId, fields, attributes)),
+        await app.db.transaction((tx) =>
+          patchContact(tx, app.effects.contacts, workspaceId, params.contactId, fields, attributes),
+        ),
       ),
     }),
   }),

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { emit, emitMany } from '../outbox/emit.ts';
-import { contactsChanged } from './effects.ts';
+import { type ContactEffects, contactsChanged } from './effects.ts';
 import { eraseContactRows } from './eraseQueries.ts';
 import { identifyWithEmail } from './identify.ts';
 import { contactEventData, toContact } from './present.ts';
@@ -70,20 +70,21 @@ export type CreateContactInput = ContactFields & { attributes?: Record<string, u
 /** Creates a contact (201), or identifies an anonymous one when `anonymousId` names it (200). */
 export async function createContact(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   input: CreateContactInput,
 ): Promise<{ contact: ContactRow; created: boolean }> {
   if (input.email && input.anonymousId) {
     const anonymous = await findContactByAnonymousId(tx, workspaceId, input.anonymousId);
     if (anonymous && anonymous.email === null) {
-      const identified = await identifyWithEmail(tx, anonymous, input.email);
+      const identified = await identifyWithEmail(tx, effects, anonymous, input.email);
       // The rest of the body is a write to the identified person, as a PATCH would make it.
       const { firstName, lastName, phone, attributes } = input;
       if ([firstName, lastName, phone, attributes].every((value) => value === undefined)) {
         return { contact: identified, created: false };
       }
       const fields = { firstName, lastName, phone };
-      const contact = await patchContact(tx, workspaceId, identified.id, fields, attributes);
+      const contact = await patchContact(tx, effects, workspaceId, identified.id, fields, attributes);
       return { contact, created: false };
     }
   }
@@ -92,7 +93,7 @@ export async function createContact(
     conflictFromUnique,
   );
   await emit(tx, { workspaceId, type: 'contact.created', data: contactEventData(row) });
-  await contactsChanged(tx, workspaceId, [row.id], { all: true });
+  await contactsChanged(effects, tx, workspaceId, [row.id], { all: true });
   return { contact: (await findContact(tx, workspaceId, row.id))!, created: true };
 }
 
@@ -109,6 +110,7 @@ function changedFields(before: ContactRow, after: ContactRow): string[] {
 
 export async function patchContact(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   contactId: string,
   fields: ContactFields,
@@ -121,7 +123,8 @@ export async function patchContact(
   const fieldsChanged = changedFields(before, after);
   if (fieldsChanged.length === 0 && before.anonymous_id === after.anonymous_id) return before;
   await emit(tx, { workspaceId, type: 'contact.updated', data: contactEventData(after) });
-  if (fieldsChanged.length > 0) await contactsChanged(tx, workspaceId, [after.id], { fields: fieldsChanged });
+  if (fieldsChanged.length > 0)
+    await contactsChanged(effects, tx, workspaceId, [after.id], { fields: fieldsChanged });
   return (await findContact(tx, workspaceId, after.id))!;
 }
 

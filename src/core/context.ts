@@ -21,8 +21,9 @@ export type ApiKeyLookup = {
 
 /**
  * What a feature needs done by a feature above it, which it may not import. Empty here: each such
- * feature adds its entry by declaration merging (e.g. src/accounts/hooks.ts), and the composition
- * layer (src/app/effects.ts) fills them in, so no feature keeps the function in module state.
+ * feature adds its entry by declaration merging (e.g. src/accounts/hooks.ts), the feature above
+ * provides it (its feature.effects), and the composition layer gathers them onto every context
+ * (featureEffects in src/app/features.ts), so no feature keeps the function in module state.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: features add their entries by declaration merging.
 export interface FeatureEffects {}

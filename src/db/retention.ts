@@ -2,7 +2,8 @@
 // batches. Each batch is one short statement that deletes at most `batchSize` rows picked by ctid
 // and skips rows another transaction holds, so it never waits on, nor long blocks, the hot paths
 // writing the same table. Features declare their rules; the composition layer lists them all
-// (src/app/retention.ts), schedules the pruning and offers `switchboard prune`.
+// (src/app/retention.ts, from each feature's `retention`), schedules the pruning and offers
+// `switchboard prune`.
 
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';

@@ -21,6 +21,7 @@ import {
   ConnectionError,
   type DatabasePool,
 } from 'slonik';
+import type { ContactEffects } from '../contacts/index.ts';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 
@@ -78,8 +79,12 @@ function databaseFailed(error: unknown): boolean {
   return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
+/** What ingest runs with: the pool, and what follows a change to contacts (a context will do). */
+export type Ingesting = { db: DatabasePool; effects: { contacts: ContactEffects } };
+
 class IngestCoalescer {
   private readonly pool: DatabasePool;
+  private readonly effects: ContactEffects;
   /** Waiting requests by workspace; Map order serves the workspace that waited longest first. */
   private readonly waiting = new Map<string, Waiting[]>();
   /** Groups running, by workspace. */
@@ -89,8 +94,9 @@ class IngestCoalescer {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly maxWaitMs: number;
 
-  constructor(pool: DatabasePool, maxWaitMs: number) {
-    this.pool = pool;
+  constructor(app: Ingesting, maxWaitMs: number) {
+    this.pool = app.db;
+    this.effects = app.effects.contacts;
     this.maxWaitMs = maxWaitMs;
   }
 
@@ -200,7 +206,7 @@ class IngestCoalescer {
   private ingest(workspaceId: string, items: IngestItem[], progress = { applied: false }) {
     return this.pool.transaction(async (tx) => {
       progress.applied = false; // a retried transaction starts over
-      const results = await ingestEvents(tx, workspaceId, items, { source: 'api' });
+      const results = await ingestEvents(tx, this.effects, workspaceId, items, { source: 'api' });
       progress.applied = true;
       return results;
     });
@@ -213,16 +219,11 @@ const coalescers = new WeakMap<DatabasePool, IngestCoalescer>();
  * Ingests one event in a transaction it may share with concurrent requests to the workspace; 503
  * when it waited over `maxWaitMs` for one (the first call for a pool sets the limit).
  */
-export function ingestCoalesced(
-  pool: DatabasePool,
-  workspaceId: string,
-  item: IngestItem,
-  maxWaitMs: number,
-) {
-  let coalescer = coalescers.get(pool);
+export function ingestCoalesced(app: Ingesting, workspaceId: string, item: IngestItem, maxWaitMs: number) {
+  let coalescer = coalescers.get(app.db);
   if (!coalescer) {
-    coalescer = new IngestCoalescer(pool, maxWaitMs);
-    coalescers.set(pool, coalescer);
+    coalescer = new IngestCoalescer(app, maxWaitMs);
+    coalescers.set(app.db, coalescer);
   }
   return coalescer.submit(workspaceId, item);
 }

@@ -1,8 +1,27 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
-import { eventPartitionsJob } from './partitions.ts';
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import {
+  EVENT_RETENTION_RULE,
+  ensureEventPartitions,
+  eventPartitionsJob,
+  pruneExpiredEvents,
+} from './partitions.ts';
+import { eventRetention } from './retention.ts';
 import { eventRoutes } from './routes.ts';
 
-export const routes = eventRoutes;
-export const jobs = () => [eventPartitionsJob];
-export { EVENT_RETENTION_RULE, ensureEventPartitions, pruneExpiredEvents } from './partitions.ts';
-export { eventRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'events',
+  routes: eventRoutes,
+  jobs: () => [eventPartitionsJob],
+  retention: eventRetention,
+  // Events go by whole monthly partitions, not by batched deletes.
+  pruners: [
+    {
+      table: 'events',
+      rule: EVENT_RETENTION_RULE,
+      prune: (db, config, dryRun) => pruneExpiredEvents(db, config, dryRun),
+    },
+  ],
+  afterMigrate: (db, config) => ensureEventPartitions(db, config.EVENT_PARTITIONS_AHEAD_MONTHS),
+};

@@ -2,6 +2,7 @@
 // inside the caller's transaction, so when the caller commits, the events and every side effect
 // (contacts, segments, enrollments, scores, outgoing events) are there together, or none is.
 
+import type { ContactEffects } from '../contacts/index.ts';
 import { AppError, BadRequestError, ConflictError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
@@ -80,18 +81,21 @@ function checkTimestamp(timestamp: string | undefined): string | null {
   return new Date(time).toISOString();
 }
 
+/** `effects`: what follows a change to contacts (the context's `effects.contacts`). */
 export async function ingestEvents(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   items: IngestItem[],
   options: { source: IngestSource },
 ): Promise<IngestResult[]> {
   // The pipeline emits at every stage; the outbox gets them all in one statement at the end.
-  return collectEmits(tx, () => ingest(tx, workspaceId, items, options.source));
+  return collectEmits(tx, () => ingest(tx, effects, workspaceId, items, options.source));
 }
 
 async function ingest(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   items: IngestItem[],
   source: IngestSource,
@@ -113,7 +117,7 @@ async function ingest(
   if (planned.length === 0) return answer(tx, workspaceId, items, eventIds, replays, new Map());
   const stored = await insertEvents(tx, workspaceId, source, planned);
   keepListenedEmits(tx, stored.listenedTypes);
-  const { contactIds, contacts, createdIds } = await resolveContacts(tx, workspaceId, fresh, plan);
+  const { contactIds, contacts, createdIds } = await resolveContacts(tx, effects, workspaceId, fresh, plan);
   const newEvents = planned.map((event, i) =>
     event.contact_id === contactIds[i] ? event : { ...event, contact_id: contactIds[i] },
   );

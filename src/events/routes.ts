@@ -70,7 +70,7 @@ export const eventRoutes = [
       },
     },
     handler: async ({ app, workspaceId, body, req }) => {
-      const { event, replayed } = await ingestOne(app.db, workspaceId, body, {
+      const { event, replayed } = await ingestOne(app, workspaceId, body, {
         header: headerKey(req.get('idempotency-key')),
         maxWaitMs: app.config.INGEST_MAX_WAIT_MS,
       });
@@ -104,7 +104,7 @@ export const eventRoutes = [
     },
     handler: async ({ app, workspaceId, body, req }) => ({
       status: 201,
-      body: await ingestBatch(app.db, workspaceId, body.events, headerKey(req.get('idempotency-key'))),
+      body: await ingestBatch(app, workspaceId, body.events, headerKey(req.get('idempotency-key'))),
     }),
   }),
 ];

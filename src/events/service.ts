@@ -1,10 +1,9 @@
 // Events over HTTP: listing, and ingest of one event or a batch, each in one transaction.
 
-import type { DatabasePool } from 'slonik';
 import { findContact } from '../contacts/index.ts';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { ingestCoalesced } from './coalesce.ts';
+import { type Ingesting, ingestCoalesced } from './coalesce.ts';
 import { type IngestItem, type IngestResult, ingestEvents } from './ingest.ts';
 import { toEvent } from './present.ts';
 import { type EventFilter, findEventCursor, listEvents } from './queries.ts';
@@ -49,7 +48,7 @@ export function toIngestItem({ id, ...body }: IngestEventBody, idempotencyKey?: 
 }
 
 export async function ingestOne(
-  pool: DatabasePool,
+  app: Ingesting,
   workspaceId: string,
   body: IngestEventBody,
   options: { header: string | undefined; maxWaitMs: number },
@@ -60,12 +59,12 @@ export async function ingestOne(
       { path: 'body.id', message: 'must equal the Idempotency-Key header when both are sent' },
     ]);
   }
-  return ingestCoalesced(pool, workspaceId, toIngestItem(body, header), options.maxWaitMs);
+  return ingestCoalesced(app, workspaceId, toIngestItem(body, header), options.maxWaitMs);
 }
 
 /** A batch's Idempotency-Key covers each item by position, unless the item brings its own id. */
 export async function ingestBatch(
-  pool: DatabasePool,
+  app: Ingesting,
   workspaceId: string,
   events: IngestEventBody[],
   header: string | undefined,
@@ -73,6 +72,8 @@ export async function ingestBatch(
   const items = events.map((body, position) =>
     toIngestItem(body, header === undefined ? undefined : `batch:${header}:${position}`),
   );
-  const results = await pool.transaction((tx) => ingestEvents(tx, workspaceId, items, { source: 'batch' }));
+  const results = await app.db.transaction((tx) =>
+    ingestEvents(tx, app.effects.contacts, workspaceId, items, { source: 'batch' }),
+  );
   return { data: results.map((result) => result.event) };
 }

@@ -1,5 +1,7 @@
-// What the composition layer collects from provider feedback: its routes.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import { feedbackRetention } from './retention.ts';
 import { feedbackRoutes } from './routes.ts';
 
-export const routes = feedbackRoutes;
-export { feedbackRetention as retention } from './retention.ts';
+export const feature: Feature = { name: 'feedback', routes: feedbackRoutes, retention: feedbackRetention };

@@ -1,6 +1,7 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
+import { installFormPages } from './pages.ts';
 import { formRoutes } from './routes.ts';
 
-export { installFormPages as pages } from './pages.ts';
-
-export const routes = formRoutes;
+export const feature: Feature = { name: 'forms', routes: formRoutes, pages: installFormPages };

@@ -8,7 +8,13 @@
 // opted out. With double opt-in, a contact this submission made stays unsubscribed from email
 // until the link is followed, and the confirmation email goes out only as far as its limits allow
 // (confirmation.ts): the submission is stored and answered alike either way.
-import { type ContactRow, createContact, findContactByEmail, patchContact } from '../contacts/index.ts';
+import {
+  type ContactEffects,
+  type ContactRow,
+  createContact,
+  findContactByEmail,
+  patchContact,
+} from '../contacts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { ConflictError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -40,7 +46,12 @@ function contactValues(form: FormRow, values: Submitted): ContactValues {
 }
 
 /** Only what the contact lacks: empty fields, absent attribute keys. */
-async function fillIn(tx: Tx, contact: ContactRow, values: ContactValues): Promise<ContactRow> {
+async function fillIn(
+  tx: Tx,
+  effects: ContactEffects,
+  contact: ContactRow,
+  values: ContactValues,
+): Promise<ContactRow> {
   const columns = { firstName: contact.first_name, lastName: contact.last_name, phone: contact.phone };
   const fields = Object.fromEntries(
     Object.entries(values.fields).filter(([name]) => columns[name as keyof typeof columns] === null),
@@ -49,16 +60,16 @@ async function fillIn(tx: Tx, contact: ContactRow, values: ContactValues): Promi
     Object.entries(values.attributes).filter(([name]) => !(name in contact.attributes)),
   );
   if (Object.keys(fields).length === 0 && Object.keys(attributes).length === 0) return contact;
-  return patchContact(tx, contact.workspace_id, contact.id, fields, attributes);
+  return patchContact(tx, effects, contact.workspace_id, contact.id, fields, attributes);
 }
 
-async function upsertContact(tx: Tx, workspaceId: string, values: ContactValues) {
+async function upsertContact(tx: Tx, effects: ContactEffects, workspaceId: string, values: ContactValues) {
   const known = await findContactByEmail(tx, workspaceId, values.email);
-  if (known) return { contact: await fillIn(tx, known, values), created: false };
+  if (known) return { contact: await fillIn(tx, effects, known, values), created: false };
   try {
     // A savepoint: a concurrent submission may make the contact first.
     const made = await tx.transaction((inner) =>
-      createContact(inner, workspaceId, {
+      createContact(inner, effects, workspaceId, {
         email: values.email,
         ...values.fields,
         attributes: values.attributes,
@@ -69,7 +80,7 @@ async function upsertContact(tx: Tx, workspaceId: string, values: ContactValues)
     if (!(error instanceof ConflictError)) throw error;
     const raced = await findContactByEmail(tx, workspaceId, values.email);
     if (!raced) throw error;
-    return { contact: await fillIn(tx, raced, values), created: false };
+    return { contact: await fillIn(tx, effects, raced, values), created: false };
   }
 }
 
@@ -80,7 +91,7 @@ async function record(app: AppContext, tx: Tx, form: FormRow, values: Submitted)
   const mapped = contactValues(form, values);
   // Before any row lock of the contact's: every path takes this lock first, so none waits in a circle.
   if (form.double_opt_in) await lockAddressConfirmations(tx, workspaceId, mapped.email);
-  const { contact, created } = await upsertContact(tx, workspaceId, mapped);
+  const { contact, created } = await upsertContact(tx, app.effects.contacts, workspaceId, mapped);
   if (form.double_opt_in && created) {
     await setSubscription(tx, workspaceId, contact.id, {
       channel: 'email',
@@ -101,9 +112,15 @@ async function record(app: AppContext, tx: Tx, form: FormRow, values: Submitted)
     confirmationSent: consent.send,
   });
   const data = { formId: form.id, submissionId: submission.id, fields: values };
-  await ingestEvents(tx, workspaceId, [{ type: 'form.submitted', contactId: contact.id, metadata: data }], {
-    source: 'api',
-  });
+  await ingestEvents(
+    tx,
+    app.effects.contacts,
+    workspaceId,
+    [{ type: 'form.submitted', contactId: contact.id, metadata: data }],
+    {
+      source: 'api',
+    },
+  );
   await emit(tx, { workspaceId, type: 'form.submitted', data });
   if (consent.send) await sendConfirmation(app, tx, form, submission);
   return submission;

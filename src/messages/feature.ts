@@ -1,9 +1,15 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { messageJobs } from './jobs.ts';
+import { messageRetention } from './retention.ts';
 import { messageRoutes } from './routes.ts';
+import { installUnsubscribePages } from './unsubscribePages.ts';
 
-export { installUnsubscribePages as pages } from './unsubscribePages.ts';
-
-export const routes = messageRoutes;
-export const jobs = messageJobs;
-export { messageRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'messages',
+  routes: messageRoutes,
+  pages: installUnsubscribePages,
+  jobs: messageJobs,
+  retention: messageRetention,
+};

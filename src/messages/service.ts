@@ -1,6 +1,6 @@
 // Messages: making them (campaign steps and transactional sends), reading them, and the
 // subscription state that decides whether they may be sent. Transactions are the caller's.
-import { createContact, getContact } from '../contacts/index.ts';
+import { type ContactEffects, createContact, getContact } from '../contacts/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { PageWindow } from '../db/paginate.ts';
@@ -154,7 +154,7 @@ export type TransactionalInput = {
  * With an idempotency key already used, nothing is made and the first message's id comes back.
  */
 export async function createTransactional(
-  app: { boss: Boss },
+  app: { boss: Boss; effects: { contacts: ContactEffects } },
   tx: Tx,
   workspaceId: string,
   input: TransactionalInput,
@@ -165,7 +165,7 @@ export async function createTransactional(
     const first = await claimIdempotencyKey(tx, workspaceId, idempotencyKey, id);
     if (first) return { id: first, replayed: true };
   }
-  const contactId = await recipientContactId(tx, workspaceId, input);
+  const contactId = await recipientContactId(tx, app.effects.contacts, workspaceId, input);
   await createMessage(tx, {
     id,
     workspaceId,
@@ -181,11 +181,16 @@ export async function createTransactional(
   return { id, replayed: false };
 }
 
-async function recipientContactId(tx: Tx, workspaceId: string, input: TransactionalInput): Promise<string> {
+async function recipientContactId(
+  tx: Tx,
+  effects: ContactEffects,
+  workspaceId: string,
+  input: TransactionalInput,
+): Promise<string> {
   if (input.contactId) return (await getContact(tx, workspaceId, input.contactId)).id;
   const found = await findContactIdByEmail(tx, workspaceId, input.email!);
   if (found) return found;
-  return (await createContact(tx, workspaceId, { email: input.email! })).contact.id;
+  return (await createContact(tx, effects, workspaceId, { email: input.email! })).contact.id;
 }
 
 export async function listMessages(db: Db, workspaceId: string, filter: MessageFilter, window: PageWindow) {

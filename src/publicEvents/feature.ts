@@ -1,4 +1,6 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { publicEventRoutes } from './routes.ts';
 
-export const routes = publicEventRoutes;
+export const feature: Feature = { name: 'publicEvents', routes: publicEventRoutes };

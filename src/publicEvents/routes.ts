@@ -77,7 +77,9 @@ export const publicEventRoutes = [
       const { anonymousId, email: _email, contactId: _contactId, identityToken: _token, ...rest } = body;
       const [result] = await app.db.transaction(async (tx) => {
         const visitor = await who(tx, caller.workspaceId, identity, anonymousId);
-        return ingestEvents(tx, caller.workspaceId, [{ ...rest, ...visitor }], { source: 'api' });
+        return ingestEvents(tx, app.effects.contacts, caller.workspaceId, [{ ...rest, ...visitor }], {
+          source: 'api',
+        });
       });
       const { id, type, timestamp } = result.event;
       return { status: 201, body: { id, type, timestamp } };

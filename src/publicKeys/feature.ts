@@ -1,7 +1,13 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { installPublishableKeyCommands } from './commands.ts';
 import { publishableKeyRoutes } from './routes.ts';
+import { identitySecretStore } from './secretStore.ts';
 
-export const routes = publishableKeyRoutes;
-export const commands = installPublishableKeyCommands;
-export { identitySecretStore as secretStore } from './secretStore.ts';
+export const feature: Feature = {
+  name: 'publicKeys',
+  routes: publishableKeyRoutes,
+  commands: installPublishableKeyCommands,
+  secretStores: [identitySecretStore],
+};

@@ -1,6 +1,7 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { pushRoutes } from './routes.ts';
+import { installPushSdk } from './sdk.ts';
 
-export { installPushSdk as pages } from './sdk.ts';
-
-export const routes = pushRoutes;
+export const feature: Feature = { name: 'push', routes: pushRoutes, pages: installPushSdk };

@@ -13,7 +13,7 @@ import {
   pushEndpointRefusal,
   upsertPushSubscription,
 } from '../channels/index.ts';
-import { findContact, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
+import { type ContactEffects, findContact, unverifiedVisitorAnonymousId } from '../contacts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
@@ -68,9 +68,16 @@ async function registeredTo(tx: Tx, workspaceId: string, endpoint: string, visit
   return same ? contact.id : null;
 }
 
-async function contactOf(tx: Tx, workspaceId: string, visitor: Visitor, endpoint: string): Promise<string> {
+async function contactOf(
+  tx: Tx,
+  effects: ContactEffects,
+  workspaceId: string,
+  visitor: Visitor,
+  endpoint: string,
+): Promise<string> {
   const [result] = await ingestEvents(
     tx,
+    effects,
     workspaceId,
     [{ type: 'push.subscribed', ...visitor, metadata: { pushService: new URL(endpoint).host } }],
     { source: 'api' },
@@ -94,7 +101,7 @@ export async function subscribe(
   return app.db.transaction(async (tx) => {
     const visitor = await visitorIn(tx, workspaceId, claimed);
     const known = await registeredTo(tx, workspaceId, endpoint, visitor);
-    const contactId = known ?? (await contactOf(tx, workspaceId, visitor, endpoint));
+    const contactId = known ?? (await contactOf(tx, app.effects.contacts, workspaceId, visitor, endpoint));
     const row = await upsertPushSubscription(tx, workspaceId, {
       contactId,
       endpoint,

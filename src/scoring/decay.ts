@@ -1,7 +1,7 @@
 // Score decay: every `every`, each non-zero lead score moves `points` towards zero (never past
 // it). Runs from the scheduler; each due workspace is one transaction that records the changes
 // (reason 'decay'), emits contact.score_changed and re-evaluates the segments that read scores.
-import { contactsChanged } from '../contacts/index.ts';
+import { type ContactEffects, contactsChanged } from '../contacts/index.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { clampScore, type RecordedChange, recordScoreChanges } from './apply.ts';
 import { advanceDecayClock, findWorkspacesDueForDecay, lockDueDecay, lockNonZeroScores } from './queries.ts';
@@ -15,7 +15,11 @@ function decayed(score: number, amount: number): number {
   return score > 0 ? Math.max(0, score - amount) : Math.min(0, score + amount);
 }
 
-async function decayWorkspace(tx: Tx, workspaceId: string): Promise<DecayResult | null> {
+async function decayWorkspace(
+  tx: Tx,
+  effects: ContactEffects,
+  workspaceId: string,
+): Promise<DecayResult | null> {
   const due = await lockDueDecay(tx, workspaceId);
   if (!due || due.periods < 1) return null;
   const amount = clampScore(due.decay_points * due.periods);
@@ -31,6 +35,7 @@ async function decayWorkspace(tx: Tx, workspaceId: string): Promise<DecayResult 
     const slice = changes.slice(start, start + SLICE);
     await recordScoreChanges(tx, workspaceId, slice);
     await contactsChanged(
+      effects,
       tx,
       workspaceId,
       slice.map((change) => change.contactId),
@@ -42,11 +47,15 @@ async function decayWorkspace(tx: Tx, workspaceId: string): Promise<DecayResult 
 }
 
 /** Applies every decay that is due (or only this workspace's); safe to run twice. */
-export async function runDecay(db: Db, workspaceId: string | null = null): Promise<DecayResult[]> {
+export async function runDecay(
+  app: { db: Db; effects: { contacts: ContactEffects } },
+  workspaceId: string | null = null,
+): Promise<DecayResult[]> {
+  const { db, effects } = app;
   const due = workspaceId ? [workspaceId] : await findWorkspacesDueForDecay(db);
   const results: DecayResult[] = [];
   for (const id of due) {
-    const result = await db.transaction((tx) => decayWorkspace(tx, id));
+    const result = await db.transaction((tx) => decayWorkspace(tx, effects.contacts, id));
     if (result) results.push(result);
   }
   return results;

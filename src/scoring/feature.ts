@@ -1,7 +1,13 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { scoringJobs } from './jobs.ts';
+import { scoringRetention } from './retention.ts';
 import { scoringRoutes } from './routes.ts';
 
-export const routes = scoringRoutes;
-export const jobs = scoringJobs;
-export { scoringRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'scoring',
+  routes: scoringRoutes,
+  jobs: scoringJobs,
+  retention: scoringRetention,
+};

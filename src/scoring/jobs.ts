@@ -11,7 +11,7 @@ export const decayJob: JobDefinition<Record<string, never>> = {
   queue: { retryLimit: 0, expireInSeconds: 3_600 },
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
-    const results = await runDecay(context.db);
+    const results = await runDecay(context);
     if (results.length) context.log.info({ workspaces: results.length }, 'lead scores decayed');
   },
 };

@@ -164,7 +164,7 @@ export function currentKeyRing(): KeyRing {
 
 /**
  * A table holding sealed secrets, as `switchboard secrets rotate-key` sees it. Each feature that
- * stores secrets exports one; the composition layer lists them (src/app/secretStores.ts).
+ * stores secrets lists it in its feature's `secretStores`; src/app/secretStores.ts rotates them all.
  */
 export type SecretStore = {
   /** The table (and column) it covers, for progress output. */

@@ -4,6 +4,7 @@
 // segment still computing is evaluated whole by its compute job.
 import type { Command } from 'commander';
 import { print, run, table, withDatabase } from '../cli/context.ts';
+import type { FeatureEffects } from '../core/context.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { findWorkspaceById } from '../workspaces/index.ts';
 import { refreshSegments } from './jobs.ts';
@@ -12,7 +13,7 @@ const NOTHING_TO_REFRESH =
   'no ready segments with time windows (`within`) to refresh: other segments are kept current ' +
   'at ingest, and a segment still computing is evaluated by its compute job';
 
-export function installSegmentCommands(program: Command) {
+export function installSegmentCommands(program: Command, effects: FeatureEffects) {
   program
     .command('segments')
     .description('segments')
@@ -32,7 +33,7 @@ export function installSegmentCommands(program: Command) {
           }
           // An operator asked for it now: the whole pass, still page by page, with no budget.
           const budget = { rows: Infinity, ms: Infinity, pageSize: config.SEGMENT_COMPUTE_PAGE_SIZE };
-          return refreshSegments(db, options.workspace ?? null, budget);
+          return refreshSegments({ db, effects }, options.workspace ?? null, budget);
         });
         print(!!options.json, { segments: results }, () =>
           results.length === 0

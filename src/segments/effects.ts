@@ -1,26 +1,16 @@
 // What follows contacts entering or leaving a segment: campaigns triggered by the segment enroll
-// them. Campaigns sit above segments, so the work is handed in: the composition layer installs it
-// (src/app/effects.ts) before any process computes a segment.
+// them. Campaigns sit above segments, so the work is handed in on the context, as
+// `app.effects.segments` (src/campaigns/feature.ts provides it, src/app/features.ts gathers it).
 import type { Tx } from '../db/pool.ts';
 import type { SegmentChange } from './evaluate.ts';
 
-export type MembershipChangedEffect = (
-  tx: Tx,
-  workspaceId: string,
-  changes: SegmentChange[],
-) => Promise<void>;
+export type SegmentEffects = {
+  /** Contacts entered or left segments in `tx`: whatever follows happens in the same transaction. */
+  membershipChanged: (tx: Tx, workspaceId: string, changes: SegmentChange[]) => Promise<void>;
+};
 
-let effect: MembershipChangedEffect | undefined;
-
-export function installMembershipChangedEffect(handler: MembershipChangedEffect): void {
-  effect = handler;
-}
-
-export async function membershipChanged(
-  tx: Tx,
-  workspaceId: string,
-  changes: SegmentChange[],
-): Promise<void> {
-  if (!effect) throw new Error('segment effects are not installed (src/app/effects.ts)');
-  await effect(tx, workspaceId, changes);
+declare module '../core/context.ts' {
+  interface FeatureEffects {
+    segments: SegmentEffects;
+  }
 }

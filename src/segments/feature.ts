@@ -1,11 +1,15 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { installSegmentCommands } from './commands.ts';
 import { segmentJobs } from './jobs.ts';
 import { segmentRoutes } from './routes.ts';
+import { useRuleCostLimits } from './ruleCost.ts';
 
-export { installMembershipChangedEffect } from './effects.ts';
-export { useRuleCostLimits } from './ruleCost.ts';
-
-export const routes = segmentRoutes;
-export const jobs = segmentJobs;
-export const commands = installSegmentCommands;
+export const feature: Feature = {
+  name: 'segments',
+  routes: segmentRoutes,
+  jobs: segmentJobs,
+  commands: installSegmentCommands,
+  configure: useRuleCostLimits,
+};

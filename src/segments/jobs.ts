@@ -23,7 +23,7 @@ const ComputePayload = z.object({
 });
 type ComputePayload = z.infer<typeof ComputePayload>;
 
-type Services = Pick<AppContext, 'db' | 'boss' | 'config'>;
+type Services = Pick<AppContext, 'db' | 'boss' | 'config' | 'effects'>;
 
 /**
  * Computes one page of the segment and enqueues the next in the same transaction, or marks the
@@ -35,7 +35,14 @@ export async function computeSegmentPage(app: Services, payload: ComputePayload)
     const segment = await lockSegment(tx, payload.workspaceId, payload.segmentId, 'no key update');
     if (!segment || segment.updated_at !== payload.version) return;
     const pageSize = app.config.SEGMENT_COMPUTE_PAGE_SIZE;
-    const page = await evaluatePage(tx, payload.workspaceId, segment, payload.after, pageSize);
+    const page = await evaluatePage(
+      tx,
+      app.effects.segments,
+      payload.workspaceId,
+      segment,
+      payload.after,
+      pageSize,
+    );
     if (!page.next) return markSegmentReady(tx, payload.workspaceId, segment.id, payload.version);
     await app.boss.send(COMPUTE_QUEUE, { ...payload, after: page.next }, { db: transactionalDb(tx) });
   });
@@ -73,7 +80,7 @@ export function refreshSegmentsJob(cron: string): JobDefinition<Record<string, n
     queue: { retryLimit: 0, expireInSeconds: 3_600 },
     schedule: { cron },
     handler: async (context: AppContext) => {
-      const results = await refreshSegments(context.db, null, refreshBudget(context.config));
+      const results = await refreshSegments(context, null, refreshBudget(context.config));
       const moved = results.filter((result) => result.entered.length || result.exited.length);
       if (moved.length) context.log.info({ segments: moved.length }, 'segments refreshed');
     },

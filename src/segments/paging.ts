@@ -3,7 +3,7 @@
 // (segments with time windows) both walk the contacts this way, so no statement runs over every
 // contact of a workspace and another workspace's work gets the database between pages.
 import { sql, type Tx } from '../db/pool.ts';
-import { membershipChanged } from './effects.ts';
+import type { SegmentEffects } from './effects.ts';
 import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
 import { type ContactCursor, findContactPage, type SegmentRules } from './queries.ts';
 
@@ -34,6 +34,7 @@ export async function planPageAfresh(tx: Tx): Promise<void> {
  */
 export async function evaluatePage(
   tx: Tx,
+  effects: SegmentEffects,
   workspaceId: string,
   segment: SegmentRules,
   after: ContactCursor | null,
@@ -42,7 +43,7 @@ export async function evaluatePage(
   await planPageAfresh(tx);
   const page = await findContactPage(tx, workspaceId, after, pageSize);
   const changes = await reevaluateSegments(tx, workspaceId, [segment], page.ids);
-  await membershipChanged(tx, workspaceId, changes);
+  await effects.membershipChanged(tx, workspaceId, changes);
   const last = page.ids.length < pageSize;
   return { changes, next: last ? null : page.next, rows: page.ids.length };
 }

@@ -9,7 +9,7 @@
 // segments refreshed longest ago.
 import type { Db } from '../db/pool.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
-import { membershipChanged } from './effects.ts';
+import type { SegmentEffects } from './effects.ts';
 import { reevaluateSegments, type SegmentChange } from './evaluate.ts';
 import { evaluatePage, planPageAfresh } from './paging.ts';
 import {
@@ -34,18 +34,28 @@ export type RefreshResult = { workspaceId: string; segmentId: string; entered: s
 /** Per workspace per run: contacts evaluated (over all its segments) and milliseconds. */
 export type RefreshBudget = { rows: number; ms: number; pageSize: number };
 
+/** The database, and what follows a change of membership (campaigns enroll): a context will do. */
+export type Refresher = { db: Db; effects: { segments: SegmentEffects } };
+
 type Spent = { rows: number; deadline: number };
 
 const exhausted = (budget: RefreshBudget, spent: Spent) =>
   spent.rows >= budget.rows || Date.now() >= spent.deadline;
 
 /** One page of one segment's pass, under the segment's row lock; null when there is nothing to do. */
-async function refreshPage(db: Db, workspaceId: string, segmentId: string, pageSize: number) {
-  return db.transaction(async (tx) => {
+async function refreshPage(app: Refresher, workspaceId: string, segmentId: string, pageSize: number) {
+  return app.db.transaction(async (tx) => {
     // Locked so an edit in flight finishes first; a segment deleted or being computed is skipped.
     const segment = await lockSegmentForRefresh(tx, workspaceId, segmentId);
     if (segment?.status !== 'ready') return null;
-    const page = await evaluatePage(tx, workspaceId, segment, segment.refresh_cursor, pageSize);
+    const page = await evaluatePage(
+      tx,
+      app.effects.segments,
+      workspaceId,
+      segment,
+      segment.refresh_cursor,
+      pageSize,
+    );
     await saveRefreshCursor(tx, workspaceId, segmentId, page.next);
     return page;
   });
@@ -87,13 +97,18 @@ async function findCrossed(db: Db, workspaceId: string, segmentId: string, budge
 }
 
 /** Re-evaluates one page of the crossed contacts; the last page records the refresh's date. */
-async function refreshCrossedPage(db: Db, result: RefreshResult, ids: string[], through: string | null) {
-  return db.transaction(async (tx) => {
+async function refreshCrossedPage(
+  app: Refresher,
+  result: RefreshResult,
+  ids: string[],
+  through: string | null,
+) {
+  return app.db.transaction(async (tx) => {
     const segment = await lockSegmentForRefresh(tx, result.workspaceId, result.segmentId);
     if (segment?.status !== 'ready') return false; // edited meanwhile: its compute job takes over
     await planPageAfresh(tx);
     const changes = await reevaluateSegments(tx, result.workspaceId, [segment], ids);
-    await membershipChanged(tx, result.workspaceId, changes);
+    await app.effects.segments.membershipChanged(tx, result.workspaceId, changes);
     if (through) await saveRefreshedThrough(tx, result.workspaceId, result.segmentId, through);
     record(result, changes);
     return true;
@@ -101,8 +116,8 @@ async function refreshCrossedPage(db: Db, result: RefreshResult, ids: string[], 
 }
 
 /** The incremental refresh; false when the segment needs a whole pass instead. */
-async function refreshCrossed(db: Db, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
-  const crossed = await findCrossed(db, result.workspaceId, result.segmentId, budget);
+async function refreshCrossed(app: Refresher, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
+  const crossed = await findCrossed(app.db, result.workspaceId, result.segmentId, budget);
   if (crossed === 'whole') return false;
   if (!crossed) return true;
   const { through } = crossed;
@@ -112,7 +127,7 @@ async function refreshCrossed(db: Db, result: RefreshResult, budget: RefreshBudg
     if (start > 0 && exhausted(budget, spent)) return true;
     const page = ids.slice(start, start + budget.pageSize);
     const last = start + budget.pageSize >= ids.length;
-    if (!(await refreshCrossedPage(db, result, page, last ? through : null))) return true;
+    if (!(await refreshCrossedPage(app, result, page, last ? through : null))) return true;
     spent.rows += page.length;
   }
   return true;
@@ -120,13 +135,13 @@ async function refreshCrossed(db: Db, result: RefreshResult, budget: RefreshBudg
 
 /** A whole pass over the workspace's contacts, resumed where a previous run stopped. */
 async function refreshWhole(
-  db: Db,
+  app: Refresher,
   result: RefreshResult,
   budget: RefreshBudget,
   spent: Spent,
 ): Promise<void> {
   while (!exhausted(budget, spent)) {
-    const page = await refreshPage(db, result.workspaceId, result.segmentId, budget.pageSize);
+    const page = await refreshPage(app, result.workspaceId, result.segmentId, budget.pageSize);
     if (!page) return;
     spent.rows += page.rows;
     record(result, page.changes);
@@ -134,17 +149,22 @@ async function refreshWhole(
   }
 }
 
-async function refreshSegment(db: Db, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
-  if (!(await refreshCrossed(db, result, budget, spent))) await refreshWhole(db, result, budget, spent);
+async function refreshSegment(app: Refresher, result: RefreshResult, budget: RefreshBudget, spent: Spent) {
+  if (!(await refreshCrossed(app, result, budget, spent))) await refreshWhole(app, result, budget, spent);
 }
 
-async function refreshWorkspace(db: Db, workspaceId: string, segmentIds: string[], budget: RefreshBudget) {
+async function refreshWorkspace(
+  app: Refresher,
+  workspaceId: string,
+  segmentIds: string[],
+  budget: RefreshBudget,
+) {
   const spent: Spent = { rows: 0, deadline: Date.now() + budget.ms };
   const results: RefreshResult[] = [];
   for (const segmentId of segmentIds) {
     if (exhausted(budget, spent)) break;
     const result: RefreshResult = { workspaceId, segmentId, entered: [], exited: [] };
-    await runAsWorkspace(workspaceId, () => refreshSegment(db, result, budget, spent));
+    await runAsWorkspace(workspaceId, () => refreshSegment(app, result, budget, spent));
     results.push(result);
   }
   return results;
@@ -155,16 +175,16 @@ async function refreshWorkspace(db: Db, workspaceId: string, segmentIds: string[
  * budget; returns who entered and left each segment this run touched.
  */
 export async function refreshSegments(
-  db: Db,
+  app: Refresher,
   workspaceId: string | null,
   budget: RefreshBudget,
 ): Promise<RefreshResult[]> {
   const byWorkspace = new Map<string, string[]>();
-  for (const segment of await findTimeWindowSegments(db, workspaceId)) {
+  for (const segment of await findTimeWindowSegments(app.db, workspaceId)) {
     byWorkspace.set(segment.workspace_id, [...(byWorkspace.get(segment.workspace_id) ?? []), segment.id]);
   }
   const results: RefreshResult[] = [];
   for (const [id, segmentIds] of byWorkspace)
-    results.push(...(await refreshWorkspace(db, id, segmentIds, budget)));
+    results.push(...(await refreshWorkspace(app, id, segmentIds, budget)));
   return results;
 }

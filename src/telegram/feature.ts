@@ -1,7 +1,13 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { telegramJobs } from './jobs.ts';
+import { telegramRetention } from './retention.ts';
 import { telegramRoutes } from './routes.ts';
 
-export const routes = telegramRoutes;
-export const jobs = telegramJobs;
-export { telegramRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'telegram',
+  routes: telegramRoutes,
+  jobs: telegramJobs,
+  retention: telegramRetention,
+};

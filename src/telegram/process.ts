@@ -11,7 +11,7 @@
 // Replies go out after the commit: a reply must not announce a link that was rolled back.
 import { z } from 'zod';
 import { sendTelegramText, telegramAnonymousId } from '../channels/index.ts';
-import { findAndLockContacts, mergeContactRows } from '../contacts/index.ts';
+import { type ContactEffects, findAndLockContacts, mergeContactRows } from '../contacts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { ingestEvents } from '../events/index.ts';
@@ -51,7 +51,7 @@ export async function processUpdate(app: AppContext, job: UpdateJob): Promise<vo
     if (!row || row.processed_at) return [];
     const update = Update.safeParse(row.body);
     // Kinds we did not ask for, or shapes we do not read, are kept as received and done with.
-    const replies = update.success ? await handleUpdate(tx, job, update.data) : [];
+    const replies = update.success ? await handleUpdate(tx, app.effects.contacts, job, update.data) : [];
     await markUpdateProcessed(tx, job.workspaceId, job.botId, job.updateId);
     return replies;
   });
@@ -62,7 +62,12 @@ export async function processUpdate(app: AppContext, job: UpdateJob): Promise<vo
   }
 }
 
-async function handleUpdate(tx: Tx, job: UpdateJob, update: z.infer<typeof Update>): Promise<Reply[]> {
+async function handleUpdate(
+  tx: Tx,
+  effects: ContactEffects,
+  job: UpdateJob,
+  update: z.infer<typeof Update>,
+): Promise<Reply[]> {
   if (update.my_chat_member) {
     await memberChanged(tx, job.workspaceId, update.my_chat_member);
     return [];
@@ -75,12 +80,12 @@ async function handleUpdate(tx: Tx, job: UpdateJob, update: z.infer<typeof Updat
   let reply: string | null = null;
   if (payload !== null) {
     const linkedTo = payload ? await redeemLinkToken(tx, job.workspaceId, payload) : null;
-    if (linkedTo) contactId = await linkToContact(tx, job.workspaceId, chatId, linkedTo, contactId);
+    if (linkedTo) contactId = await linkToContact(tx, effects, job.workspaceId, chatId, linkedTo, contactId);
     reply = linkedTo ? REPLIES.linked : REPLIES.instructions;
   }
   // The start payload is a secret (a used token, but still): the event keeps the command alone.
   const text = payload === null ? message.text : '/start';
-  const contact = await ingestMessage(tx, job, message, text, contactId);
+  const contact = await ingestMessage(tx, effects, job, message, text, contactId);
   if (!contactId && contact) await linkChat(tx, job.workspaceId, chatId, contact);
   return reply ? [{ chatId, text: reply }] : [];
 }
@@ -88,6 +93,7 @@ async function handleUpdate(tx: Tx, job: UpdateJob, update: z.infer<typeof Updat
 /** The stored event; returns its contact (made anonymous for an unlinked chat). */
 async function ingestMessage(
   tx: Tx,
+  effects: ContactEffects,
   job: UpdateJob,
   message: Message,
   text: string,
@@ -96,6 +102,7 @@ async function ingestMessage(
   const chatId = message.chat.id;
   const [result] = await ingestEvents(
     tx,
+    effects,
     job.workspaceId,
     [
       {
@@ -116,6 +123,7 @@ async function ingestMessage(
  */
 async function linkToContact(
   tx: Tx,
+  effects: ContactEffects,
   workspaceId: string,
   chatId: number,
   contactId: string,
@@ -136,7 +144,7 @@ async function linkToContact(
       anonymous.email === null &&
       anonymous.anonymous_id === telegramAnonymousId(chatId)
     ) {
-      await mergeContactRows(tx, known, anonymous);
+      await mergeContactRows(tx, effects, known, anonymous);
     }
   }
   // Pressing START in the bot is asking for its messages, even after blocking it once.

@@ -124,7 +124,7 @@ async function processPage(app: AppContext, workspaceId: string): Promise<number
         metadata: eventMetadata(hit),
         timestamp: hit.occurred_at,
       }));
-      await ingestEvents(tx, workspaceId, items, { source: 'system' });
+      await ingestEvents(tx, app.effects.contacts, workspaceId, items, { source: 'system' });
       await announce(tx, workspaceId, effective);
     }
     await markClassified(

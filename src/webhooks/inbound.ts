@@ -124,16 +124,17 @@ function parsePayload(endpoint: EndpointRow, body: unknown): InboundPayload {
  * Ingest and the success record commit together; a concurrent repeat loses on the unique key. A
  * hex-signed body already received within the replay window is recorded as a duplicate instead.
  */
-async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, record: RecordFields) {
+async function ingest(app: AppContext, endpoint: EndpointRow, payload: InboundPayload, record: RecordFields) {
   const deliveryId = newId('delivery');
   try {
-    return await db.transaction(async (tx) => {
+    return await app.db.transaction(async (tx) => {
       const received = { ...record, id: deliveryId, event: payload.type, responseStatus: 200, success: true };
       const earlier = record.replay
         ? await lockAndFindBodyReceipt(tx, endpoint, record.replay.digest, record.replay.windowSeconds)
         : null;
       const answer: Received = { received: true, deliveryId: earlier ?? deliveryId };
-      if (!earlier) await ingestEvents(tx, endpoint.workspace_id, [payload], { source: 'webhook' });
+      if (!earlier)
+        await ingestEvents(tx, app.effects.contacts, endpoint.workspace_id, [payload], { source: 'webhook' });
       await insertInboundDelivery(tx, {
         ...received,
         responseBody: JSON.stringify(answer),
@@ -150,7 +151,7 @@ async function ingest(db: Db, endpoint: EndpointRow, payload: InboundPayload, re
   } catch (error) {
     if (!(error instanceof UniqueIntegrityConstraintViolationError) || record.idempotencyKey === null)
       throw asPayloadError(error);
-    const first = await findInboundReceipt(db, endpoint, record.idempotencyKey);
+    const first = await findInboundReceipt(app.db, endpoint, record.idempotencyKey);
     if (!first) throw error;
     return { received: true as const, deliveryId: first };
   }
@@ -258,7 +259,7 @@ export async function receiveInbound(app: AppContext, request: InboundRequest): 
     const windowSeconds = Math.ceil(app.config.WEBHOOK_INBOUND_REPLAY_WINDOW_MS / 1000);
     if (verified === 'hex' && windowSeconds > 0 && request.rawBody !== null)
       record.replay = { digest: createHash('sha256').update(request.rawBody).digest('hex'), windowSeconds };
-    return await ingest(app.db, endpoint, payload, record);
+    return await ingest(app, endpoint, payload, record);
   } catch (error) {
     await recordFailure(app.db, record, event, error).catch((recordError) =>
       app.log.error(

@@ -1,12 +1,19 @@
-// What the composition layer (src/app/) collects from this feature; nothing else imports it.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
+// nothing else imports this module.
+import type { Feature } from '../feature/definition.ts';
 import { installWorkspaceCommands } from './commands.ts';
+import { installWorkspaceConsole } from './console.ts';
 import { invitationRoutes } from './invitationRoutes.ts';
+import { acceptInvitations } from './invitations.ts';
+import { listWorkspacesOfUser } from './queries.ts';
+import { workspaceRetention } from './retention.ts';
 import { workspaceRoutes } from './routes.ts';
 
-export { acceptInvitations } from './invitations.ts';
-export { listWorkspacesOfUser } from './queries.ts';
-
-export const routes = [...workspaceRoutes, ...invitationRoutes];
-export const commands = installWorkspaceCommands;
-export { installWorkspaceConsole as consolePages } from './console.ts';
-export { workspaceRetention as retention } from './retention.ts';
+export const feature: Feature = {
+  name: 'workspaces',
+  routes: [...workspaceRoutes, ...invitationRoutes],
+  commands: installWorkspaceCommands,
+  retention: workspaceRetention,
+  consoleRoot: installWorkspaceConsole,
+  effects: { accounts: { accountReady: acceptInvitations, workspacesOf: listWorkspacesOfUser } },
+};

@@ -75,7 +75,7 @@ describe('events: concurrent single events', () => {
     for (let i = 0; i < 100_000; i++) nested = [nested];
     const ingest = (metadata: Record<string, unknown>, i: number) =>
       ingestCoalesced(
-        server().context.db,
+        server().context,
         workspaceId,
         { type: 'click', email: `n${i}@example.com`, metadata },
         15_000,

@@ -55,7 +55,7 @@ describe('events: contacts that change before ingest locks them', function () {
           select id from contacts where workspace_id = ${workspaceId}
             and id = any(${sql.array([known.id, anonymous.id], 'text')}) order by id for update`),
       () => admin.post(`${base}/events/batch`, { events }),
-      (tx) => mergeContacts(tx, workspaceId, known.id, anonymous.id),
+      (tx) => mergeContacts(tx, server().context.effects.contacts, workspaceId, known.id, anonymous.id),
     );
     expect(response.status, response.text).to.equal(201);
     const ids = response.body.data.map((event: { id: string }) => event.id);

@@ -214,9 +214,9 @@ describe('scoring: decay', () => {
     expect(await memberIds(ctx.admin, ctx.base, engaged.id)).to.deep.equal([ids.high]);
 
     await ctx.admin.put(`${ctx.base}/scoring-settings`, { decay: { points: 3, every: 'P1D' } });
-    expect(await runDecay(server().context.db, ctx.workspaceId)).to.deep.equal([]);
+    expect(await runDecay(server().context, ctx.workspaceId)).to.deep.equal([]);
     await rewindDecayClock(ctx.workspaceId, '2 days 1 hour');
-    expect(await runDecay(server().context.db, ctx.workspaceId)).to.deep.equal([
+    expect(await runDecay(server().context, ctx.workspaceId)).to.deep.equal([
       { workspaceId: ctx.workspaceId, periods: 2, changed: 3 },
     ]);
     const scores = await Promise.all(
@@ -234,6 +234,6 @@ describe('scoring: decay', () => {
     });
     const emitted = await outgoingEvents(ctx.workspaceId, 'contact.score_changed');
     expect(emitted).to.deep.include({ contactId: ids.negative, previousScore: -3, score: 0, ruleId: null });
-    expect(await runDecay(server().context.db, ctx.workspaceId)).to.deep.equal([]);
+    expect(await runDecay(server().context, ctx.workspaceId)).to.deep.equal([]);
   });
 });

@@ -80,7 +80,7 @@ describe('segments: background computation and refresh', function () {
     await ageEvents(ada, 'visit', '2 hours');
     await ageRefreshes(ctx.workspaceId, '2 hours');
     const results = await refreshSegments(
-      server().context.db,
+      server().context,
       ctx.workspaceId,
       refreshBudget(server().context.config),
     );
@@ -121,14 +121,14 @@ describe('segments: background computation and refresh', function () {
     await ageEvents(ada, 'visit', '2 hours');
     await ageRefreshes(ctx.workspaceId, '2 hours');
     const budget = refreshBudget(server().context.config);
-    expect(await refreshSegments(db, ctx.workspaceId, budget)).to.deep.equal([
+    expect(await refreshSegments(server().context, ctx.workspaceId, budget)).to.deep.equal([
       { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [ada] },
     ]);
     // No date of a last refresh (a segment saved before refreshes kept one): a whole pass.
     await db.query(
       sql.typeAlias('void')`update segments set refreshed_through = null where id = ${recent.id}`,
     );
-    expect(await refreshSegments(db, ctx.workspaceId, budget)).to.deep.equal([
+    expect(await refreshSegments(server().context, ctx.workspaceId, budget)).to.deep.equal([
       { workspaceId: ctx.workspaceId, segmentId: recent.id, entered: [], exited: [bob] },
     ]);
     const [row] = await db.any(sql.type(z.object({ through: z.boolean() }))`
@@ -156,7 +156,8 @@ describe('segments: background computation and refresh', function () {
     for (const [index, id] of ids.entries()) await ageEvents(id, 'visit', `${5 - index} hours`);
     await ageRefreshes(ctx.workspaceId, '6 hours');
     const budget = { ...refreshBudget(server().context.config), rows: 2 };
-    const exits = async () => (await refreshSegments(db, ctx.workspaceId, budget)).map((run) => run.exited);
+    const exits = async () =>
+      (await refreshSegments(server().context, ctx.workspaceId, budget)).map((run) => run.exited);
     expect(await exits()).to.deep.equal([ids.slice(0, 2)]);
     expect(await exits()).to.deep.equal([ids.slice(2)]);
     expect(await exits()).to.deep.equal([[]]);
