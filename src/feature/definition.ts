@@ -2,7 +2,8 @@
 // `feature: Feature`, and the composition layer (src/app/features.ts) reads one ordered list of
 // them. Every field is optional: a feature declares only what it has. This kit sits at the top of
 // KIT_ORDER because the value names the types of the kits below it (routes, jobs, retention rules,
-// secret stores); it knows no feature.
+// secret stores); it knows no feature. What a new kind of contribution needs (a feature's console
+// pages, say) is one more optional field here, typed by its kit, and one loop in src/app/.
 import type { Command } from 'commander';
 import type { Express, Router } from 'express';
 import type { Config } from '../config.ts';
