@@ -4,7 +4,7 @@
 // starts the real service (web + worker) on it and a fake Telegram Bot API, the first time one of
 // its files runs. Tests talk to it over HTTP; each test makes its own users and workspaces, so none
 // need cleanup, and no two processes share a database, a queue or a schedule.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
@@ -27,8 +27,30 @@ export async function mochaGlobalTeardown() {
 
 let started: Promise<void> | undefined;
 
+// Per-file timings for `npm test` (test/support/runSuite.ts sets TEST_TIMINGS_FILE): a file's span in
+// its worker, from its first root hook to its last, as one JSON line.
+let fileStarted = 0;
+
+function fileOf(context: Mocha.Context): string {
+  return context.test?.parent?.suites[0]?.file ?? context.test?.parent?.tests[0]?.file ?? '?';
+}
+
 export const mochaHooks = {
+  afterAll(this: Mocha.Context) {
+    const timings = process.env.TEST_TIMINGS_FILE;
+    if (!timings) return;
+    const tests: Array<[string, number]> = [];
+    const walk = (suite: Mocha.Suite) => {
+      for (const t of suite.tests) tests.push([t.fullTitle(), t.duration ?? 0]);
+      suite.suites.forEach(walk);
+    };
+    if (this.test?.parent) walk(this.test.parent);
+    const slow = tests.sort((a, b) => b[1] - a[1]).slice(0, 5);
+    const line = { file: fileOf(this), pid: process.pid, start: fileStarted, end: Date.now(), slow };
+    appendFileSync(timings, `${JSON.stringify(line)}\n`);
+  },
   async beforeAll(this: Mocha.Context) {
+    fileStarted = Date.now();
     this.timeout(120_000);
     started ??= (async () => {
       nock.disableNetConnect();

@@ -5,8 +5,9 @@
 // The suite's files go to the workers longest first: a long file picked up last keeps one worker
 // busy while the others are done.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { globSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { globSync, readFileSync, rmSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import path from 'node:path';
 
 const LOW_PRIORITY = 10;
 // Three workers keep two cores busy: each spends much of its time waiting (timers, PostgreSQL, children).
@@ -74,6 +75,31 @@ async function checks() {
   return { failed, output };
 }
 
+/** Each file's span in its worker, as test/hooks.ts records it when TEST_TIMINGS_FILE is set. */
+type Timing = { file: string; pid: number; start: number; end: number };
+
+/** The slowest files of the run, to keep LONGEST in step and to see where the time goes. */
+function slowestFiles(timingsFile: string, count = 12): string {
+  let timings: Timing[];
+  try {
+    timings = readFileSync(timingsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  } catch {
+    return '';
+  }
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
+  const first = Math.min(...timings.map((timing) => timing.start));
+  const last = Math.max(...timings.map((timing) => timing.end));
+  const lines = timings
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, count)
+    .map((timing) => `${seconds(timing.end - timing.start)}  ${path.relative('.', timing.file)}`);
+  return `Slowest test files (of ${timings.length}; ${seconds(last - first).trim()} from the first file's start to the last's end):\n${lines.join('\n')}\n`;
+}
+
 async function suite() {
   const chromium = await run('node', ['test/support/ensureChromium.ts']).done;
   if (chromium !== 0) return chromium;
@@ -82,6 +108,15 @@ async function suite() {
   return run('mocha', ['--parallel', '--jobs', JOBS, ...files]).done;
 }
 
+// Every process of the run (mocha's workers, and through bin/*.ts the CLI and servers the tests
+// spawn) shares Node's compile cache: the type-stripped modules are compiled once, not per process.
+process.env.NODE_COMPILE_CACHE ??= path.join(tmpdir(), 'node-compile-cache');
+// The per-file timings go to a temporary file, or to TEST_TIMINGS_FILE to keep them.
+const timingsFile =
+  process.env.TEST_TIMINGS_FILE ?? path.join(tmpdir(), `switchboard-test-timings-${process.pid}.jsonl`);
+if (!process.env.TEST_TIMINGS_FILE) process.once('exit', () => rmSync(timingsFile, { force: true }));
+process.env.TEST_TIMINGS_FILE = timingsFile;
+
 const [checked, tests] = await Promise.all([checks(), suite()]);
-process.stdout.write(`\n${checked.output}`);
+process.stdout.write(`\n${slowestFiles(timingsFile)}\n${checked.output}`);
 process.exitCode = checked.failed || tests !== 0 ? 1 : 0;
