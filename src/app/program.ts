@@ -1,9 +1,10 @@
 // The `switchboard` command: `migrate` first, every feature's command groups foundations first
 // (the order `--help` lists them in), then the groups that span features: secrets and prune.
-import { Command } from 'commander';
+// Commands one feature runs alone (`keys`, `import`, …) skip all of this: featureProgram.ts.
+import type { Command } from 'commander';
 import { print, run, withDatabase } from '../cli/context.ts';
-import { VERSION } from '../version.ts';
 import { migrateAll } from './context.ts';
+import { newProgram } from './featureProgram.ts';
 import { featureEffects, foundationsFirst } from './features.ts';
 import { installPruneCommand } from './retention.ts';
 import { installSecretCommands } from './secretStores.ts';
@@ -24,10 +25,7 @@ function installMigrate(program: Command) {
 }
 
 export async function runCli(argv: string[]): Promise<void> {
-  const program = new Command('switchboard')
-    .description('Switchboard administration')
-    .version(VERSION)
-    .showHelpAfterError();
+  const program = newProgram();
   installMigrate(program);
   const effects = featureEffects();
   for (const feature of foundationsFirst()) feature.commands?.(program, effects);
