@@ -28,7 +28,7 @@ export async function mochaGlobalTeardown() {
 let started: Promise<void> | undefined;
 
 // Per-file timings for `npm test` (test/support/runSuite.ts sets TEST_TIMINGS_FILE): a file's span in
-// its worker, from its first root hook to its last, as one JSON line.
+// its worker, from its first root hook to its last, and its five slowest tests, as one JSON line.
 let fileStarted = 0;
 
 function fileOf(context: Mocha.Context): string {
