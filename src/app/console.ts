@@ -6,6 +6,7 @@
 // res.locals.console. An API key never reaches a page: only the session is read.
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { findUserById } from '../accounts/index.ts';
+import { campaignsPanel } from '../campaigns/feature.ts';
 import {
   type ConsolePages,
   type ConsoleState,
@@ -19,8 +20,13 @@ import {
   serveAssets,
   type Theme,
 } from '../console/index.ts';
+import { contactConsole } from '../contacts/feature.ts';
 import type { AppContext } from '../core/context.ts';
+import { timelinePanel } from '../events/feature.ts';
 import { csrfToken, safeNext } from '../http/html.ts';
+import { messagesPanel, subscriptionsPanel } from '../messages/feature.ts';
+import { scorePanel } from '../scoring/feature.ts';
+import { segmentChoices, segmentsPanel } from '../segments/feature.ts';
 import { listWorkspacesOfUser } from '../workspaces/index.ts';
 import { FEATURES } from './features.ts';
 
@@ -28,9 +34,17 @@ const LAST_WORKSPACE_COOKIE = 'sb.ws';
 const THEME_COOKIE = 'sb.theme';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
-/** Every feature's console sections (the navigation orders them by their `order`). */
+/**
+ * Every feature's console sections (the navigation orders them by their `order`). The contacts
+ * section comes apart from the list: its contact page is assembled from the panels of the features
+ * above contacts, which contacts may not import, so they are handed in here.
+ */
 function consoleFeatures(context: AppContext): ConsolePages[] {
-  return FEATURES.flatMap((feature) => (feature.console ? [feature.console(context)] : []));
+  const contacts = contactConsole(context, {
+    segments: segmentChoices,
+    panels: [scorePanel, segmentsPanel, subscriptionsPanel, campaignsPanel, messagesPanel, timelinePanel],
+  });
+  return [contacts, ...FEATURES.flatMap((feature) => (feature.console ? [feature.console(context)] : []))];
 }
 
 function cookie(req: Request, name: string): string | undefined {

@@ -18,3 +18,5 @@ export const feature: Feature = {
   // Enrollments are made deep in ingest and contact writes: their first step's job goes through this.
   attach: (context) => registerStepQueue(context.boss),
 };
+
+export { campaignsPanel } from './console.ts';

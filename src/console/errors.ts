@@ -9,11 +9,21 @@ import type { Logger } from '../log.ts';
 import { redirectWithFlash } from './flash.ts';
 import { sendErrorPage } from './shell.ts';
 
-/** Where a failed POST goes back to: the page it was posted from (same path, GET). */
+const CONSOLE_PATH = /^\/app\/(?![/\\])/;
+
+/**
+ * Where a refused POST goes back to: the form's `_back` field, else the page it was posted from
+ * (the Referer, same site only), else the POST's own path.
+ */
 function formPage(req: Request): string {
-  return typeof req.body?._back === 'string' && /^\/app\/(?![/\\])/.test(req.body._back)
-    ? req.body._back
-    : req.originalUrl;
+  if (typeof req.body?._back === 'string' && CONSOLE_PATH.test(req.body._back)) return req.body._back;
+  const referer = req.get('referer');
+  if (referer) {
+    const from = URL.parse(referer);
+    if (from && from.host === req.get('host') && CONSOLE_PATH.test(from.pathname))
+      return from.pathname + from.search;
+  }
+  return req.originalUrl;
 }
 
 function messageOf(error: AppError): string {

@@ -10,6 +10,8 @@ export {
   lockContactsById,
   type NewContact,
 } from './bulkQueries.ts';
+export type { SegmentChoice } from './consoleList.ts';
+export type { ContactPanel, ContactView } from './consolePanels.ts';
 export { type ChangeScope, type ContactEffects, contactsChanged } from './effects.ts';
 export { identifyWithEmail } from './identify.ts';
 export { mergeContactRows } from './merge.ts';

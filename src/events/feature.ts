@@ -25,3 +25,5 @@ export const feature: Feature = {
   ],
   afterMigrate: (db, config) => ensureEventPartitions(db, config.EVENT_PARTITIONS_AHEAD_MONTHS),
 };
+
+export { timelinePanel } from './console.ts';

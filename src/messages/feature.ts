@@ -13,3 +13,5 @@ export const feature: Feature = {
   jobs: messageJobs,
   retention: messageRetention,
 };
+
+export { messagesPanel, subscriptionsPanel } from './console.ts';

@@ -11,3 +11,5 @@ export const feature: Feature = {
   jobs: scoringJobs,
   retention: scoringRetention,
 };
+
+export { scorePanel } from './console.ts';

@@ -13,3 +13,5 @@ export const feature: Feature = {
   commands: installSegmentCommands,
   configure: useRuleCostLimits,
 };
+
+export { segmentChoices, segmentsPanel } from './console.ts';

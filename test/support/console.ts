@@ -10,6 +10,7 @@
 //   await expectAccessible(tab);                          // no serious or critical axe violation
 import axe from 'axe-core';
 import { expect } from 'chai';
+import { Parser } from 'htmlparser2';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Client, TestResponse } from './client.ts';
 import { PASSWORD } from './factories.ts';
@@ -82,4 +83,31 @@ export async function expectAccessible(page: Page): Promise<void> {
 /** The page's width against the viewport's: a horizontal scrollbar means content overflows. */
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * Fails when the page holds anything a browser would run: an element with an on* handler, a
+ * script or iframe without a src of ours, an <img> or <object>, or a javascript: link. Parsed as a
+ * browser parses it, so a hostile value shown as text passes and one that became markup fails.
+ */
+export function expectInert(page: string, where = 'page'): void {
+  const found: string[] = [];
+  const parser = new Parser({
+    onopentag(name, attributes) {
+      for (const [attribute, value] of Object.entries(attributes)) {
+        if (/^on/i.test(attribute)) found.push(`<${name} ${attribute}>`);
+        if (
+          /^(href|src|action|formaction)$/i.test(attribute) &&
+          /^\s*(javascript|data|vbscript):/i.test(value)
+        )
+          found.push(`<${name} ${attribute}="${value}">`);
+      }
+      if (name === 'script' && !/^\/app\/assets\//.test(attributes.src ?? ''))
+        found.push('<script> not of ours');
+      if (['img', 'iframe', 'object', 'embed', 'base'].includes(name)) found.push(`<${name}>`);
+    },
+  });
+  parser.write(page);
+  parser.end();
+  expect(found, where).to.deep.equal([]);
 }
