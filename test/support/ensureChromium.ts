@@ -1,4 +1,4 @@
-// `npm test` runs this first: one test drives the unsubscribe page in headless Chromium, which no
+// `npm test` runs this first: the console's and the unsubscribe page's tests drive headless Chromium, which no
 // npm package may download here. Debian's `chromium` is installed when it is missing and we may
 // (root with apt-get, as on a fresh machine of this project's kind); otherwise it says what to do.
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ function install(): boolean {
       stdio: 'inherit',
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     }).status === 0;
-  console.log('test: installing Debian’s chromium for the unsubscribe-page test…');
+  console.log('test: installing Debian’s chromium for the browser tests (console, unsubscribe page)…');
   return apt(['update', '-qq']) && apt(['install', '-y', '-qq', 'chromium']);
 }
 
