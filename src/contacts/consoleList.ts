@@ -35,8 +35,7 @@ const PAGE_SIZE = 50;
 const SORT_LABELS: Record<ContactSort, string> = {
   newest: 'Newest first',
   oldest: 'Oldest first',
-  email: 'Email, A to Z',
-  score: 'Highest score',
+  email: 'Email, A to Z (with an email)',
 };
 
 /** A segment the filter offers: the composition hands the list in (segments sit above contacts). */
@@ -126,7 +125,7 @@ export async function contactListPage(
   );
   const [rows, count, choices] = await Promise.all([
     searchContacts(app.db, workspace.id, search, { sort, after, limit: PAGE_SIZE + 1 }),
-    countContactsCapped(app.db, workspace.id, search),
+    countContactsCapped(app.db, workspace.id, search, sort),
     segments(app, workspace.id),
   ]);
   const { shown, next } = pageOf(rows, PAGE_SIZE, (row) => cursorOf(sort, row));

@@ -12,7 +12,13 @@ import { ContactRow, contactColumns } from './queries.ts';
 
 export const COUNT_CAP = 10_000;
 
-export const CONTACT_SORTS = ['newest', 'oldest', 'email', 'score'] as const;
+/**
+ * Each sort walks an index, so a page costs the same at any depth and any size. No "highest score"
+ * sort: it would need an index on lead_score, which every scored event would then have to update
+ * (0008_ingest_write_path.sql dropped it so those updates stay HOT); the score range filter stands
+ * in. The email sort uses the unique index of emails, so it lists contacts that have one.
+ */
+export const CONTACT_SORTS = ['newest', 'oldest', 'email'] as const;
 export type ContactSort = (typeof CONTACT_SORTS)[number];
 
 export type ContactSearch = {
@@ -29,8 +35,7 @@ export type ContactSearch = {
 export const CURSORS = {
   newest: z.tuple([z.string()]),
   oldest: z.tuple([z.string()]),
-  email: z.tuple([z.boolean(), z.string(), z.string()]),
-  score: z.tuple([z.number().int(), z.string()]),
+  email: z.tuple([z.string()]),
 } satisfies Record<ContactSort, z.ZodType>;
 
 export type Cursor = z.infer<(typeof CURSORS)[ContactSort]>;
@@ -42,8 +47,9 @@ function likePattern(value: string): string {
   return `%${value.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-function conditions(workspaceId: string, search: ContactSearch) {
+function conditions(workspaceId: string, search: ContactSearch, sort: ContactSort) {
   const where = [sql.fragment`c.workspace_id = ${workspaceId}`];
+  if (sort === 'email') where.push(sql.fragment`c.email is not null`);
   if (search.q) where.push(sql.fragment`${SEARCH_TEXT} like ${likePattern(search.q)}`);
   if (search.attribute) {
     const { name, value } = search.attribute;
@@ -77,8 +83,8 @@ function conditions(workspaceId: string, search: ContactSearch) {
 const ORDER = {
   newest: sql.fragment`c.id desc`,
   oldest: sql.fragment`c.id asc`,
-  email: sql.fragment`(c.email is null), coalesce(c.email, ''), c.id`,
-  score: sql.fragment`c.lead_score desc, c.id desc`,
+  // Emails are unique in a workspace: no tie to break.
+  email: sql.fragment`c.email`,
 } satisfies Record<ContactSort, unknown>;
 
 function afterCursor(sort: ContactSort, cursor: Cursor) {
@@ -87,22 +93,14 @@ function afterCursor(sort: ContactSort, cursor: Cursor) {
       return sql.fragment`c.id < ${cursor[0] as string}`;
     case 'oldest':
       return sql.fragment`c.id > ${cursor[0] as string}`;
-    case 'email': {
-      const [isNull, email, id] = cursor as [boolean, string, string];
-      return sql.fragment`((c.email is null), coalesce(c.email, ''), c.id) > (${isNull}, ${email}, ${id})`;
-    }
-    case 'score': {
-      const [score, id] = cursor as [number, string];
-      return sql.fragment`(c.lead_score, c.id) < (${score}, ${id})`;
-    }
+    case 'email':
+      return sql.fragment`c.email > ${cursor[0]}`;
   }
 }
 
 /** The position of a row in a sort, as its cursor. */
 export function cursorOf(sort: ContactSort, row: ContactRow): Cursor {
-  if (sort === 'email') return [row.email === null, row.email ?? '', row.id];
-  if (sort === 'score') return [row.lead_score, row.id];
-  return [row.id];
+  return sort === 'email' ? [row.email ?? ''] : [row.id];
 }
 
 export async function searchContacts(
@@ -111,7 +109,7 @@ export async function searchContacts(
   search: ContactSearch,
   page: { sort: ContactSort; after: Cursor | null; limit: number },
 ) {
-  const where = conditions(workspaceId, search);
+  const where = conditions(workspaceId, search, page.sort);
   if (page.after) where.push(afterCursor(page.sort, page.after));
   return db.any(sql.type(ContactRow)`
     select ${contactColumns} from contacts c where ${sql.join(where, sql.fragment` and `)}
@@ -124,10 +122,11 @@ export async function countContactsCapped(
   db: Db,
   workspaceId: string,
   search: ContactSearch,
+  sort: ContactSort,
 ): Promise<number> {
   return db.oneFirst(sql.type(z.object({ n: z.number() }))`
     select count(*)::int as n from (
-      select 1 from contacts c where ${sql.join(conditions(workspaceId, search), sql.fragment` and `)}
+      select 1 from contacts c where ${sql.join(conditions(workspaceId, search, sort), sql.fragment` and `)}
       limit ${COUNT_CAP + 1}
     ) matching
   `);
