@@ -40,7 +40,11 @@ export function consoleErrors(log: Logger) {
     if (error instanceof AppError && error.status === 403)
       return sendErrorPage(res, 403, 'Not allowed', error.message);
     if (error instanceof AppError && req.method === 'POST' && error.status < 500) {
-      return redirectWithFlash(req, res, formPage(req), messageOf(error), 'error');
+      redirectWithFlash(req, res, formPage(req), messageOf(error), 'error').catch((saveError: unknown) => {
+        log.error({ err: saveError, reqId: req.id }, 'console: the session could not be saved');
+        sendErrorPage(res, 500, 'Something went wrong', 'Try again in a moment.');
+      });
+      return;
     }
     if (error instanceof AppError && error.status < 500) {
       res.status(error.status);

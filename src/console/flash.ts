@@ -2,8 +2,8 @@
 // the session and shown once: sendPage takes it when it renders, so a redirect in between (such as
 // /app/{ws} → its first section) does not lose it.
 //
-//   redirectWithFlash(req, res, `${workspacePath(res)}/contacts/${id}`, 'Contact saved.');
-//   redirectWithFlash(req, res, back, 'This email is taken.', 'error');
+//   await redirectWithFlash(req, res, `${workspacePath(res)}/contacts/${id}`, 'Contact saved.');
+//   await redirectWithFlash(req, res, back, 'This email is taken.', 'error');
 import type { Request, Response } from 'express';
 import type { Flash } from './state.ts';
 
@@ -14,15 +14,25 @@ declare module 'express-session' {
   }
 }
 
-/** The 303 that ends a POST; the message shows once on the next page rendered. */
-export function redirectWithFlash(
+/**
+ * The 303 that ends a POST; the message shows once on the next page rendered. The session is saved
+ * before the redirect is sent: express-session would otherwise save it as the response ends, and
+ * a quick browser's next GET could read the session before the message is in it.
+ */
+export async function redirectWithFlash(
   req: Request,
   res: Response,
   location: string,
   message: string,
   kind: Flash['kind'] = 'success',
-): void {
-  if (req.session) req.session.flash = { kind, message };
+): Promise<void> {
+  const session = req.session;
+  if (session) {
+    session.flash = { kind, message };
+    await new Promise<void>((resolve, reject) =>
+      session.save((error) => (error ? reject(error) : resolve())),
+    );
+  }
   res.redirect(303, location);
 }
 

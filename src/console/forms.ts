@@ -5,7 +5,7 @@
 //   router.post('/contacts/:contactId', consoleForm(), async (req, res) => {
 //     const name = formText(req, 'firstName');
 //     …
-//     redirectWithFlash(req, res, `${workspacePath(res)}/contacts/${id}`, 'Contact saved.');
+//     await redirectWithFlash(req, res, `${workspacePath(res)}/contacts/${id}`, 'Contact saved.');
 //   });
 //
 // A POST without the form's CSRF token (or sent cross-site) gets the 403 page and changes nothing.

@@ -193,7 +193,7 @@ async function saveContact(app: AppContext, req: Request, res: Response, body: u
   await app.db.transaction((tx) =>
     patchContact(tx, workspaceId, String(req.params.contactId), fields, attributeChanges),
   );
-  redirectWithFlash(req, res, path, message);
+  await redirectWithFlash(req, res, path, message);
 }
 
 async function removeContact(app: AppContext, req: Request, res: Response) {
@@ -205,7 +205,12 @@ async function removeContact(app: AppContext, req: Request, res: Response) {
     ]);
   }
   await app.db.transaction((tx) => deleteContact(tx, workspaceId, contact.id));
-  redirectWithFlash(req, res, `${workspacePath(res)}/contacts`, `${contactTitle(contact)} was deleted.`);
+  await redirectWithFlash(
+    req,
+    res,
+    `${workspacePath(res)}/contacts`,
+    `${contactTitle(contact)} was deleted.`,
+  );
 }
 
 export function installContactPage(router: Router, app: AppContext, panels: ContactPanel[]) {

@@ -77,7 +77,7 @@ async function saveSubscriptions(app: AppContext, req: Request, res: Response) {
   });
   await app.db.transaction((tx) => putSubscriptions(tx, workspaceId, contactId, changes));
   const path = `${workspacePath(res)}/contacts/${encodeURIComponent(contactId)}`;
-  redirectWithFlash(
+  await redirectWithFlash(
     req,
     res,
     path,

@@ -41,7 +41,7 @@ export function installWorkspaceConsole(router: Router, context: AppContext): vo
       name: parsed.data.name,
       creatorId: consoleState(res).user.id,
     });
-    redirectWithFlash(
+    await redirectWithFlash(
       req,
       res,
       `/app/${encodeURIComponent(workspace.id)}`,
