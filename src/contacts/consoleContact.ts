@@ -191,7 +191,14 @@ async function saveContact(app: AppContext, req: Request, res: Response, body: u
   }
   const { attributes: attributeChanges, ...fields } = parsed.data;
   await app.db.transaction((tx) =>
-    patchContact(tx, workspaceId, String(req.params.contactId), fields, attributeChanges),
+    patchContact(
+      tx,
+      app.effects.contacts,
+      workspaceId,
+      String(req.params.contactId),
+      fields,
+      attributeChanges,
+    ),
   );
   await redirectWithFlash(req, res, path, message);
 }
