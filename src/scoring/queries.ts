@@ -175,3 +175,11 @@ export async function lockNonZeroScores(db: Db, workspaceId: string) {
     order by id for update
   `);
 }
+
+/** How many contacts of the workspace have each lead score. */
+export async function countScores(db: Db, workspaceId: string) {
+  return db.any(sql.type(z.object({ score: z.number().int(), count: z.number().int() }))`
+    select lead_score as score, count(*)::int as count from contacts
+    where workspace_id = ${workspaceId} group by lead_score
+  `);
+}

@@ -1,9 +1,11 @@
 import { access, defineRoute } from '../http/route.ts';
 import { WorkspaceParams } from '../http/validation.ts';
+import { scoreDistribution } from './distribution.ts';
 import {
   ContactParams,
   CreateScoringRuleBody,
   PageQuery,
+  ScoreDistributionSchema,
   ScoreHistoryPage,
   ScoringRulePage,
   ScoringRuleParams,
@@ -147,6 +149,20 @@ export const scoringRoutes = [
     handler: async ({ app, workspaceId, body }) => ({
       status: 200,
       body: await putScoringSettings(app.db, workspaceId, body),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/workspaces/{workspaceId}/scoring/distribution',
+    operationId: 'scoring.distribution',
+    summary: "How the workspace's lead scores are spread: a histogram",
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    responses: { 200: { description: 'The distribution', schema: ScoreDistributionSchema } },
+    handler: async ({ app, workspaceId }) => ({
+      status: 200,
+      body: await scoreDistribution(app.db, workspaceId),
     }),
   }),
 ];

@@ -106,3 +106,28 @@ export const ScoringSettingsBody = z
 export const ScoringSettingsSchema = z
   .object({ decay: nullableRef(Decay), lastDecayAt: Timestamp.nullable() })
   .openapi('ScoringSettings');
+
+export const ScoreDistributionSchema = z
+  .object({
+    total: z.number().int().openapi({ description: 'Contacts in the workspace.' }),
+    zero: z
+      .number()
+      .int()
+      .openapi({ description: 'Contacts whose score is 0 (most, until rules score them).' }),
+    min: z.number().int().nullable().openapi({ description: 'The lowest score; null without contacts.' }),
+    max: z.number().int().nullable().openapi({ description: 'The highest score; null without contacts.' }),
+    buckets: z
+      .array(
+        z.object({
+          from: z.number().int().openapi({ description: 'The lowest score of the bucket (included).' }),
+          to: z.number().int().openapi({ description: 'The highest score of the bucket (included).' }),
+          count: z.number().int(),
+        }),
+      )
+      .openapi({
+        description:
+          'About 20 buckets of one round width (1, 2 or 5 × a power of ten), from the lowest score to the ' +
+          'highest, without gaps (empty buckets included); empty without contacts.',
+      }),
+  })
+  .openapi('ScoreDistribution');

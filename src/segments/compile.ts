@@ -183,14 +183,24 @@ export function contactEventsOfType(type: string): Fragment {
     and (e.contact_id, e.type) >= (c.id, ${type}::text) and (e.contact_id, e.type) <= (c.id, ${type}::text)`;
 }
 
-function eventCondition(event: EventCondition): Fragment {
+/** The events an event condition counts, for a query over `events e` of the contact `c`. */
+function eventFilters(event: EventCondition): Fragment {
   const seconds = event.within ? durationSeconds(event.within) : null;
   // No event is stored with a time ahead of its request (60 s of clock skew at most), so the upper
   // bound changes no answer: it spares each lookup the empty partitions of the months ahead.
-  const filters = sql.fragment`${contactEventsOfType(event.event)}
+  return sql.fragment`${contactEventsOfType(event.event)}
     and e.occurred_at < now() + interval '1 day'
     ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
     and ${compileMetadataConditions(event.where ?? [], 'e')}`;
+}
+
+/** How many events of the contact `c` an event condition counts, stopping at `cap`. */
+export function countConditionEvents(event: EventCondition, cap: number): Fragment {
+  return sql.fragment`(select count(*)::int from (select 1 from events e where ${eventFilters(event)} limit ${cap}) as hits)`;
+}
+
+function eventCondition(event: EventCondition): Fragment {
+  const filters = eventFilters(event);
   const count = event.count ?? { gte: 1 };
   // Always a capped count, never EXISTS: the planner may turn an EXISTS into a hashed subplan that
   // reads every event of the type in the table, which it does when its statistics predate the

@@ -3,6 +3,7 @@
 import type { Feature } from '../feature/definition.ts';
 import { installSegmentCommands } from './commands.ts';
 import { segmentJobs } from './jobs.ts';
+import { segmentRetention } from './retention.ts';
 import { segmentRoutes } from './routes.ts';
 import { useRuleCostLimits } from './ruleCost.ts';
 
@@ -12,6 +13,7 @@ export const feature: Feature = {
   jobs: segmentJobs,
   commands: installSegmentCommands,
   configure: useRuleCostLimits,
+  retention: segmentRetention,
 };
 
 export { segmentChoices, segmentsPanel } from './console.ts';

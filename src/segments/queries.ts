@@ -1,7 +1,9 @@
 // Segment rows. Membership diffs live in evaluate.ts, next to the compiled rules they run.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import type { DependencyField, Rule, RuleDependencies } from './rules.ts';
+import { countConditionEvents } from './compile.ts';
+import type { EventCondition } from './conditionSchemas.ts';
+import { compileSegmentRules, type DependencyField, type Rule, type RuleDependencies } from './rules.ts';
 
 export const SegmentRow = z.object({
   id: z.string(),
@@ -294,5 +296,111 @@ export async function findContactsCrossingWindows(
 export async function findScoreSegments(db: Db, workspaceId: string) {
   return db.any(sql.type(RulesRow)`
     select id, rules from segments where workspace_id = ${workspaceId} and depends_on_score order by id
+  `);
+}
+
+const Verdicts = z.object({
+  matches: z.boolean(),
+  passed: z.array(z.boolean()),
+  counts: z.array(z.number().int().nullable()),
+  now: z.string(),
+});
+
+/**
+ * For one contact: whether the whole rule holds, whether each of its conditions (`leaves`, in the
+ * order they are written) holds, and for each event condition how many events it counted, up to
+ * `cap` (null for the other conditions). All at the same now(), in one statement.
+ */
+export async function evaluateConditions(
+  db: Db,
+  workspaceId: string,
+  contactId: string,
+  rule: Rule,
+  leaves: readonly Rule[],
+  events: readonly (EventCondition | null)[],
+  cap: number,
+) {
+  const passed = leaves.map((leaf) => sql.fragment`coalesce(${compileSegmentRules(leaf)}, false)`);
+  const counts = events.map((event) => (event ? countConditionEvents(event, cap) : sql.fragment`null::int`));
+  return db.one(sql.type(Verdicts)`
+    select coalesce(${compileSegmentRules(rule)}, false) as matches,
+      array[${sql.join(passed, sql.fragment`, `)}]::boolean[] as passed,
+      array[${sql.join(counts, sql.fragment`, `)}]::int[] as counts,
+      now() as now
+    from contacts c where c.workspace_id = ${workspaceId} and c.id = ${contactId}
+  `);
+}
+
+export async function findMembership(db: Db, workspaceId: string, segmentId: string, contactId: string) {
+  return db.maybeOne(sql.type(z.object({ entered_at: z.string() }))`
+    select entered_at from segment_memberships
+    where workspace_id = ${workspaceId} and segment_id = ${segmentId} and contact_id = ${contactId}
+  `);
+}
+
+const PreviewRow = z.object({
+  count: z.number().int(),
+  sample: z.array(
+    z.object({
+      id: z.string(),
+      email: z.string().nullable(),
+      firstName: z.string().nullable(),
+      lastName: z.string().nullable(),
+    }),
+  ),
+});
+
+/**
+ * The contacts an unsaved rule matches: how many, counting no further than `cap` + 1, and the
+ * newest `sample` of them. One walk of the (workspace, created_at, id) index, newest first, that
+ * stops at the cap's match.
+ */
+export async function previewRule(db: Db, workspaceId: string, rule: Rule, cap: number, sample: number) {
+  return db.one(sql.type(PreviewRow)`
+    with hits as materialized (
+      select c.id, c.email, c.first_name, c.last_name, c.created_at from contacts c
+      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(rule)}, false)
+      order by c.created_at desc, c.id desc limit ${cap + 1}
+    )
+    select (select count(*)::int from hits) as count,
+      coalesce((select json_agg(json_build_object('id', s.id, 'email', s.email, 'firstName', s.first_name,
+        'lastName', s.last_name) order by s.created_at desc, s.id desc)
+        from (select * from hits order by created_at desc, id desc limit ${sample}) as s), '[]') as sample
+  `);
+}
+
+const DailyChangesRow = z.object({
+  segment_id: z.string(),
+  day: z.string(),
+  entered: z.number().int(),
+  exited: z.number().int(),
+});
+
+/** Entries and exits per segment per UTC day since `from` (a date), only the days with any. */
+export async function findDailyChanges(
+  db: Db,
+  workspaceId: string,
+  segmentIds: readonly string[],
+  from: string,
+) {
+  return db.any(sql.type(DailyChangesRow)`
+    select segment_id, to_char(day, 'YYYY-MM-DD') as day, sum(entered)::int as entered, sum(exited)::int as exited
+    from segment_daily_changes
+    where workspace_id = ${workspaceId} and segment_id = any(${sql.array(segmentIds, 'text')})
+      and day >= ${from}::date
+    group by segment_id, day
+  `);
+}
+
+const RefreshStateRow = z.object({
+  has_time_window: z.boolean(),
+  refresh_cursor: z.unknown().nullable(),
+  refreshed_through: z.string().nullable(),
+});
+
+export async function findRefreshState(db: Db, workspaceId: string, segmentId: string) {
+  return db.maybeOne(sql.type(RefreshStateRow)`
+    select has_time_window, refresh_cursor, refreshed_through from segments
+    where workspace_id = ${workspaceId} and id = ${segmentId}
   `);
 }

@@ -1,14 +1,21 @@
 import { ContactPage, listContactPage } from '../contacts/index.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { WorkspaceParams } from '../http/validation.ts';
+import { explainMembership } from './explain.ts';
+import { previewSegment } from './preview.ts';
 import {
+  ContactSegmentParams,
   CreateSegmentBody,
   ListSegmentsQuery,
+  PreviewSegmentBody,
   SegmentContactsQuery,
   SegmentCountSchema,
+  SegmentExplanationSchema,
   SegmentPage,
   SegmentParams,
+  SegmentPreviewSchema,
   SegmentSchema,
+  SegmentStatisticsSchema,
   UpdateSegmentBody,
 } from './schemas.ts';
 import {
@@ -19,6 +26,7 @@ import {
   toSegment,
   updateSegment,
 } from './service.ts';
+import { segmentStatistics } from './stats.ts';
 
 const tags = ['Segments'];
 const read = access.workspace('segments:read');
@@ -136,5 +144,61 @@ export const segmentRoutes = [
       const segment = await getSegment(app.db, workspaceId, params.segmentId);
       return { status: 200, body: { segmentId: segment.id, count: segment.count, status: segment.status } };
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/preview`,
+    operationId: 'segments.preview',
+    summary: 'Count and sample the contacts an unsaved rule matches; nothing is saved',
+    description:
+      'The rule is validated exactly as on creation (a 400 names what is wrong). The count is exact up to ' +
+      '10,000; past that `exact` is false and the answer is "more than 10,000". The sample holds up to 10 ' +
+      'matching contacts, newest first. Evaluated now, against the contacts and events as they are.',
+    tags,
+    access: read,
+    params: WorkspaceParams,
+    body: PreviewSegmentBody,
+    responses: { 200: { description: 'What the rule matches', schema: SegmentPreviewSchema } },
+    handler: async ({ app, workspaceId, body }) => ({
+      status: 200,
+      body: await previewSegment(app.db, workspaceId, body.rules),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{segmentId}/stats`,
+    operationId: 'segments.stats',
+    summary: 'Member count, entries and exits per day over 30 days, the rule in words, refresh state',
+    description:
+      'Entries and exits are counted per UTC day as memberships change (the same changes that emit ' +
+      'segment.entered and segment.exited), kept for 90 days.',
+    tags,
+    access: read,
+    params: SegmentParams,
+    responses: { 200: { description: 'The statistics', schema: SegmentStatisticsSchema } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await segmentStatistics(app.db, workspaceId, params.segmentId),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/workspaces/{workspaceId}/contacts/{contactId}/segments/{segmentId}/explain',
+    operationId: 'contacts.explainSegment',
+    summary: 'Why a contact is in a segment or not: each condition, what it saw and whether it held',
+    description:
+      "The segment's rule evaluated for this contact now, its all / any / not tree kept as written: each " +
+      'condition with the value it read (attribute or field value, events counted in the window, lead ' +
+      'score) and whether it held; the overall result beside the stored membership, and whether they ' +
+      'agree (when not, a refresh is pending and `note` says which). Contact data, so API keys need ' +
+      '`contacts:read`.',
+    tags,
+    access: access.workspace('contacts:read'),
+    params: ContactSegmentParams,
+    responses: { 200: { description: 'The explanation', schema: SegmentExplanationSchema } },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await explainMembership(app.db, workspaceId, params.contactId, params.segmentId),
+    }),
   }),
 ];

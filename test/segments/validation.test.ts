@@ -86,6 +86,13 @@ describe('segments: rule validation', () => {
       const error = response.body.errors.find((item: { path: string }) => item.path === path);
       expect(error.message).to.match(message);
     });
+
+    it(`refuses ${name} in a preview exactly as on creation`, async () => {
+      const created = await ctx.admin.post(`${ctx.base}/segments`, { name: 'Bad', rules });
+      const previewed = await ctx.admin.post(`${ctx.base}/segments/preview`, { rules });
+      expectProblem(previewed, 400);
+      expect(previewed.body.errors).to.deep.equal(created.body.errors);
+    });
   }
 
   it('accepts five levels of nesting', async () => {

@@ -1,0 +1,64 @@
+// A segment's figures for its list and its page: members now, entries and exits per day over the
+// last 30 days (from segment_daily_changes, which the memberships' own triggers keep: sql/0046), the
+// rule in words, and where its computation and refresh stand.
+import type { Db } from '../db/pool.ts';
+import { describeRule } from './describe.ts';
+import { findDailyChanges, findRefreshState } from './queries.ts';
+import { getSegment } from './service.ts';
+
+export const ACTIVITY_DAYS = 30;
+
+export type DayActivity = { date: string; entered: number; exited: number };
+
+/** The last `days` UTC dates, oldest first, today last. */
+function lastDays(now: Date, days: number): string[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: days }, (_, i) =>
+    new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
+}
+
+/** Per segment, every one of the last ACTIVITY_DAYS days (zeros included), oldest first. */
+export async function segmentActivity(
+  db: Db,
+  workspaceId: string,
+  segmentIds: readonly string[],
+  now = new Date(),
+): Promise<Map<string, DayActivity[]>> {
+  const dates = lastDays(now, ACTIVITY_DAYS);
+  const rows = segmentIds.length ? await findDailyChanges(db, workspaceId, segmentIds, dates[0]!) : [];
+  const found = new Map(rows.map((row) => [`${row.segment_id} ${row.day}`, row]));
+  return new Map(
+    segmentIds.map((id) => [
+      id,
+      dates.map((date) => {
+        const row = found.get(`${id} ${date}`);
+        return { date, entered: row?.entered ?? 0, exited: row?.exited ?? 0 };
+      }),
+    ]),
+  );
+}
+
+export async function segmentStatistics(db: Db, workspaceId: string, segmentId: string) {
+  const segment = await getSegment(db, workspaceId, segmentId);
+  const [activity, refresh] = await Promise.all([
+    segmentActivity(db, workspaceId, [segment.id]),
+    findRefreshState(db, workspaceId, segment.id),
+  ]);
+  const days = activity.get(segment.id)!;
+  return {
+    segmentId: segment.id,
+    count: segment.count,
+    rule: describeRule(segment.rules),
+    entered: days.reduce((sum, day) => sum + day.entered, 0),
+    exited: days.reduce((sum, day) => sum + day.exited, 0),
+    days,
+    refresh: {
+      status: segment.status,
+      computedAt: segment.computed_at,
+      timeWindow: refresh?.has_time_window ?? false,
+      passInProgress: (refresh?.refresh_cursor ?? null) !== null,
+      refreshedThrough: refresh?.refreshed_through ?? null,
+    },
+  };
+}
