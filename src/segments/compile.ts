@@ -241,3 +241,34 @@ export function compileSegmentRules(rule: Rule): Fragment {
   }
   return fragment;
 }
+
+/**
+ * Sets of contact ids the rule's matches must all belong to, each read from the events alone: an
+ * event condition that needs at least one event is met only by contacts with such events, found
+ * through the (workspace, type, time) index and counted per contact, instead of one lookup per
+ * contact of the workspace. `all` takes every such set of its entries, `any` the union when each
+ * of its entries has one, `not` none. Empty: the rule must be evaluated for every contact. Used
+ * where a rule is evaluated over a whole workspace at once (the builder's preview); the rule itself
+ * still decides, so the sets only have to hold every match.
+ */
+export function eventCandidateSets(rule: Rule, workspaceId: string): Fragment[] {
+  if ('all' in rule) return rule.all.flatMap((child) => eventCandidateSets(child, workspaceId));
+  if ('any' in rule) {
+    const sets = rule.any.map((child) => eventCandidateSets(child, workspaceId));
+    if (sets.some((set) => set.length === 0)) return [];
+    return [sets.map((set) => set[0]!).reduce((union, set) => sql.fragment`${union} union ${set}`)];
+  }
+  if (!('event' in rule)) return [];
+  const count = rule.count ?? { gte: 1 };
+  const least = Math.max(count.gte ?? 0, count.gt === undefined ? 0 : count.gt + 1, count.eq ?? 0);
+  if (least < 1) return [];
+  const seconds = rule.within ? durationSeconds(rule.within) : null;
+  return [
+    sql.fragment`select e.contact_id from events e
+      where e.workspace_id = ${workspaceId} and e.type = ${rule.event} and e.contact_id is not null
+        and e.occurred_at < now() + interval '1 day'
+        ${seconds ? sql.fragment`and e.occurred_at >= now() - make_interval(secs => ${seconds})` : sql.fragment``}
+        and ${compileMetadataConditions(rule.where ?? [], 'e')}
+      group by e.contact_id having count(*) >= ${least}`,
+  ];
+}

@@ -1,7 +1,7 @@
 // Segment rows. Membership diffs live in evaluate.ts, next to the compiled rules they run.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import { countConditionEvents } from './compile.ts';
+import { countConditionEvents, eventCandidateSets } from './compile.ts';
 import type { EventCondition } from './conditionSchemas.ts';
 import { compileSegmentRules, type DependencyField, type Rule, type RuleDependencies } from './rules.ts';
 
@@ -338,6 +338,16 @@ export async function findMembership(db: Db, workspaceId: string, segmentId: str
   `);
 }
 
+/** `and c.id in (…)` for each set of contacts the rule's matches must belong to. */
+function candidatesOf(rule: Rule, workspaceId: string) {
+  const sets = eventCandidateSets(rule, workspaceId);
+  if (sets.length === 0) return sql.fragment``;
+  return sql.join(
+    sets.map((set) => sql.fragment`and c.id in (${set})`),
+    sql.fragment` `,
+  );
+}
+
 const PreviewRow = z.object({
   count: z.number().int(),
   sample: z.array(
@@ -353,13 +363,16 @@ const PreviewRow = z.object({
 /**
  * The contacts an unsaved rule matches: how many, counting no further than `cap` + 1, and the
  * newest `sample` of them. One walk of the (workspace, created_at, id) index, newest first, that
- * stops at the cap's match.
+ * stops at the cap's match; where the rule needs events, only among the contacts that have them
+ * (eventCandidateSets), so a rule few contacts match is not a lookup per contact of the workspace.
  */
 export async function previewRule(db: Db, workspaceId: string, rule: Rule, cap: number, sample: number) {
   return db.one(sql.type(PreviewRow)`
     with hits as materialized (
       select c.id, c.email, c.first_name, c.last_name, c.created_at from contacts c
-      where c.workspace_id = ${workspaceId} and coalesce(${compileSegmentRules(rule)}, false)
+      where c.workspace_id = ${workspaceId}
+        ${candidatesOf(rule, workspaceId)}
+        and coalesce(${compileSegmentRules(rule)}, false)
       order by c.created_at desc, c.id desc limit ${cap + 1}
     )
     select (select count(*)::int from hits) as count,
@@ -402,5 +415,38 @@ export async function findRefreshState(db: Db, workspaceId: string, segmentId: s
   return db.maybeOne(sql.type(RefreshStateRow)`
     select has_time_window, refresh_cursor, refreshed_through from segments
     where workspace_id = ${workspaceId} and id = ${segmentId}
+  `);
+}
+
+const MemberRow = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  lead_score: z.number().int(),
+  entered_at: z.string(),
+  /** entered_at at full precision, for the next page's cursor. */
+  position: z.string(),
+});
+
+/**
+ * A page of a segment's members, latest entered first, after `after` ([entered_at, contact id]):
+ * keyset paging down the memberships' (workspace, segment, entered_at) index, never OFFSET.
+ */
+export async function listMembersAfter(
+  db: Db,
+  workspaceId: string,
+  segmentId: string,
+  after: readonly [string, string] | null,
+  limit: number,
+) {
+  return db.any(sql.type(MemberRow)`
+    select c.id, c.email, c.first_name, c.last_name, c.lead_score, m.entered_at, m.entered_at::text as position
+    from segment_memberships m
+    join contacts c on c.workspace_id = m.workspace_id and c.id = m.contact_id
+    where m.workspace_id = ${workspaceId} and m.segment_id = ${segmentId}
+      ${after ? sql.fragment`and (m.entered_at, m.contact_id) < (${after[0]}::timestamptz, ${after[1]})` : sql.fragment``}
+    order by m.entered_at desc, m.contact_id desc
+    limit ${limit}
   `);
 }

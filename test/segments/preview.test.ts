@@ -7,7 +7,7 @@ import { createContact, track, workspace } from '../events/support.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { setCreatedAt } from './helpers.ts';
+import { createSegment, setCreatedAt } from './helpers.ts';
 
 const PATH = '/api/workspaces/{workspaceId}/segments/preview';
 
@@ -58,6 +58,32 @@ describe('segments: preview an unsaved rule', () => {
     expect(signedUp.body).to.include({ count: 2, exact: true });
     const none = await preview({ leadScore: { gt: 0 } });
     expect(none.body).to.deep.equal({ count: 0, exact: true, sample: [] });
+  });
+
+  it('counts what the saved segment would hold, event conditions narrowed or not', async () => {
+    await track(ctx.admin, ctx.base, { type: 'buy', contactId: ids[4], metadata: { amount: 50 } });
+    for (let n = 0; n < 3; n++)
+      await track(ctx.admin, ctx.base, { type: 'buy', contactId: ids[5], metadata: { amount: 500 } });
+    const rules = [
+      { event: 'buy', count: { gt: 2 } },
+      { event: 'buy', where: [{ path: 'amount', op: 'gt', value: 100 }] },
+      { any: [{ event: 'buy' }, { event: 'signup', within: 'P7D' }] },
+      { any: [{ event: 'buy' }, { field: 'email', op: 'contains', value: 'p7@' }] },
+      { all: [{ event: 'buy' }, { event: 'signup', count: { eq: 0 } }] },
+      { not: { event: 'buy' } },
+      {
+        all: [
+          { event: 'signup', count: { lte: 1 } },
+          { event: 'buy', count: { gte: 1, lt: 2 } },
+        ],
+      },
+    ];
+    for (const rule of rules) {
+      const previewed = await preview(rule);
+      const saved = await createSegment(ctx.admin, ctx.base, rule);
+      expect(previewed.body.count, JSON.stringify(rule)).to.equal(saved.count);
+      await ctx.admin.delete(`${ctx.base}/segments/${saved.id}`);
+    }
   });
 
   it(`stops counting past ${PREVIEW_COUNT_CAP.toLocaleString('en')}: "more than" the cap, never a wrong number`, async () => {
