@@ -2,6 +2,7 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installSegmentCommands } from './commands.ts';
+import { segmentConsole } from './consolePages.ts';
 import { segmentJobs } from './jobs.ts';
 import { segmentRetention } from './retention.ts';
 import { segmentRoutes } from './routes.ts';
@@ -14,6 +15,7 @@ export const feature: Feature = {
   commands: installSegmentCommands,
   configure: useRuleCostLimits,
   retention: segmentRetention,
+  console: segmentConsole,
 };
 
 export { segmentChoices, segmentsPanel } from './console.ts';
