@@ -27,7 +27,10 @@ export const CONDITION_TYPES = ['attribute', 'field', 'event', 'leadScore'] as c
 export type NodeType = (typeof GROUP_TYPES)[number] | (typeof CONDITION_TYPES)[number];
 
 const UNIT_SECONDS: Record<WindowUnit, number> = { weeks: 604_800, days: 86_400, hours: 3_600, minutes: 60 };
-const UNIT_ISO: Record<WindowUnit, (n: string) => string> = {
+export const WINDOW_UNITS: readonly WindowUnit[] = ['minutes', 'hours', 'days', 'weeks'];
+
+/** An amount of a unit as an ISO 8601 duration (`2`, `weeks` → `P2W`). */
+export const UNIT_ISO: Record<WindowUnit, (n: string) => string> = {
   weeks: (n) => `P${n}W`,
   days: (n) => `P${n}D`,
   hours: (n) => `PT${n}H`,
@@ -64,7 +67,8 @@ function boundsOf(comparison: Comparison | undefined): Bounds {
   };
 }
 
-function windowOf(within: string | undefined): { within: string; unit: WindowUnit } {
+/** An ISO 8601 duration as an amount of the largest unit that divides it (`P2W` → 2 weeks). */
+export function windowOf(within: string | undefined | null): { within: string; unit: WindowUnit } {
   if (!within) return { within: '', unit: 'days' };
   const seconds = durationSeconds(within) ?? 0;
   for (const unit of ['weeks', 'days', 'hours', 'minutes'] as const) {
