@@ -67,7 +67,7 @@ function input(
 const opOptions = (): [string, string][] => Object.entries(OP_LABELS);
 
 function removeButton(path: string, what: string): SafeHtml {
-  return html`<button type="submit" name="action" value="remove:${path}" class="quiet">Remove ${what}</button>`;
+  return html`<button type="submit" name="action" value="remove:${path}" class="quiet" formnovalidate>Remove ${what}</button>`;
 }
 
 function conditionFields(node: Exclude<FormNode, { children: FormNode[] }>, path: string): SafeHtml {
@@ -125,7 +125,7 @@ ${node.children.length === 0 ? html`<p class="muted">No conditions yet: add one 
     )}</ol>
 <p class="rule-add">${ADD_LABELS.filter(([type]) => type !== 'all' || depth < 4).map(
       ([type, label]) =>
-        html`<button type="submit" name="action" value="add:${path}:${type}" class="quiet">Add ${label}</button> `,
+        html`<button type="submit" name="action" value="add:${path}:${type}" class="quiet" formnovalidate>Add ${label}</button> `,
     )}</p>
 </fieldset>`;
   }
@@ -203,10 +203,10 @@ ${
 <p><label>Description <input name="description" value="${view.description}" maxlength="2000"></label></p>
 ${renderNode(view.tree, 'r', 1)}
 <p class="form-actions"><button type="submit" name="action" value="save">${view.submitLabel}</button>
-<button type="submit" name="action" value="preview" class="quiet">Count matching contacts</button></p>
+<button type="submit" name="action" value="preview" class="quiet" formnovalidate>Count matching contacts</button></p>
 <details class="rule-json"><summary>JSON view</summary>
 <p><label>The rule as JSON <textarea name="json" rows="12" cols="60" spellcheck="false">${json}</textarea></label></p>
-<p><button type="submit" name="action" value="json" class="quiet">Use this JSON</button></p>
+<p><button type="submit" name="action" value="json" class="quiet" formnovalidate>Use this JSON</button></p>
 </details>
 </form>
 ${renderPreview(view.preview, view.base)}`;
