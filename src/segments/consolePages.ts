@@ -39,6 +39,7 @@ import {
   ruleToForm,
 } from './builderForm.ts';
 import { type PreviewState, renderBuilder, renderPreview } from './consoleBuilder.ts';
+import { contactSegmentsPage, whyPage } from './consoleExplain.ts';
 import { describeRule } from './describe.ts';
 import { previewSegment } from './preview.ts';
 import { listMembersAfter } from './queries.ts';
@@ -325,6 +326,8 @@ function install(app: AppContext, router: Router) {
     builderPost(app, req, res, String(req.params.segmentId)),
   );
   router.post('/segments/:segmentId/delete', consoleForm(), (req, res) => deletePost(app, req, res));
+  router.get('/contacts/:contactId/segments', (req, res) => contactSegmentsPage(app, req, res));
+  router.get('/contacts/:contactId/segments/:segmentId/why', (req, res) => whyPage(app, req, res));
 }
 
 export function segmentConsole(app: AppContext): ConsolePages {

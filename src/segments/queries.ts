@@ -450,3 +450,11 @@ export async function listMembersAfter(
     limit ${limit}
   `);
 }
+
+/** The contact's memberships: which segments, since when. */
+export async function findMembershipsOfContact(db: Db, workspaceId: string, contactId: string) {
+  return db.any(sql.type(z.object({ segment_id: z.string(), entered_at: z.string() }))`
+    select segment_id, entered_at from segment_memberships
+    where workspace_id = ${workspaceId} and contact_id = ${contactId}
+  `);
+}

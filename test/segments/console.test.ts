@@ -253,4 +253,39 @@ describe('segments: console pages', () => {
     expect(posted.status).to.equal(404);
     await consolePage(ws.client, `/app/${other.workspaceId}/segments`, 404);
   });
+
+  it("explains on the contact's segments page why the contact is in or out of each", async () => {
+    const contacts = (await ws.client.get(`${api}/contacts?email=ada@acme.test`)).body.data;
+    const ada = contacts[0].id;
+    const inIt = await createSegment(
+      ws.client,
+      api,
+      { all: [{ event: 'purchase' }, { field: 'email', op: 'contains', value: 'acme' }] },
+      HOSTILE,
+    );
+    const outOf = await createSegment(ws.client, api, { leadScore: { gte: 10 } }, 'Scored');
+    const list = await consolePage(ws.client, `${app}/contacts/${ada}/segments`);
+    expect(list.text).to.not.contain('<script>alert(1)');
+    expect(list.text).to.contain(`href="${app}/contacts/${ada}/segments/${inIt.id}/why"`);
+    expect(list.text).to.contain(`href="${app}/contacts/${ada}/segments/${outOf.id}/why"`);
+    const why = await consolePage(ws.client, `${app}/contacts/${ada}/segments/${inIt.id}/why`);
+    expect(why.text).to.contain('All of these hold');
+    expect(why.text).to.match(
+      /holds<\/span> at least 1 &quot;purchase&quot; event <span class="muted">— saw 1 matching events/,
+    );
+    expect(why.text).to.contain('email contains acme <span class="muted">— saw “ada@acme.test”');
+    expect(why.text).to.not.contain('<script>alert(1)');
+    const whyNot = await consolePage(ws.client, `${app}/contacts/${ada}/segments/${outOf.id}/why`);
+    expect(whyNot.text).to.contain(
+      'does not hold</span> lead score is at least 10 <span class="muted">— saw 0',
+    );
+    expect(whyNot.text).to.contain('Not in the segment.');
+    const other = await workspaceWithAdmin();
+    const theirs = await createSegment(other.client, `/api/workspaces/${other.workspaceId}`, {
+      field: 'email',
+      op: 'exists',
+    });
+    await consolePage(ws.client, `${app}/contacts/${ada}/segments/${theirs.id}/why`, 404);
+    await consolePage(other.client, `/app/${other.workspaceId}/contacts/${ada}/segments`, 404);
+  });
 });
