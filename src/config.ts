@@ -113,6 +113,9 @@ function productionProblems(parsed: z.infer<typeof environmentSchema>, named: (n
       `PASSWORD_HASH_MEMORY_KIB: may not be below ${OWASP_MEMORY_KIB} in production (OWASP's argon2id minimum)`,
     );
   }
+  if (parsed.SYSTEM_SMTP_URL && !parsed.PUBLIC_URL) {
+    problems.push('SYSTEM_SMTP_URL: needs PUBLIC_URL in production (the links in its mails start with it)');
+  }
   if (parsed.PUSH_ALLOW_ANY_ENDPOINT) {
     problems.push('PUSH_ALLOW_ANY_ENDPOINT: may not be true in production (SSRF protection)');
   }

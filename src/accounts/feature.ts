@@ -4,6 +4,7 @@ import type { Feature } from '../feature/definition.ts';
 import { installSigninCommands } from './commands.ts';
 import { limitPasswordHashing } from './hashingQueue.ts';
 import { installAccountPages } from './pages.ts';
+import { resetMailJob } from './passwordReset.ts';
 import { passwordRoutes } from './passwordRoutes.ts';
 import { accountRetention } from './retention.ts';
 import { accountRoutes } from './routes.ts';
@@ -13,6 +14,7 @@ export const feature: Feature = {
   routes: [...accountRoutes, ...passwordRoutes],
   pages: installAccountPages,
   commands: installSigninCommands,
+  jobs: () => [resetMailJob],
   retention: accountRetention,
   configure: (config) =>
     limitPasswordHashing({

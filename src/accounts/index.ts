@@ -3,3 +3,4 @@
 export { findUserByEmail, findUserById } from './queries.ts';
 export { Email, RegisterBody } from './schemas.ts';
 export { normaliseEmail, registerUser } from './service.ts';
+export { publicBase, sendSystemMail, systemMailEnabled } from './systemMail.ts';

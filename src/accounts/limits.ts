@@ -34,6 +34,8 @@ const LOCKED_BECAUSE: Record<string, string> = {
   ip: 'Too many failed sign-in attempts from your address.',
   email: 'Too many failed sign-in attempts for this email.',
   'register-ip': 'Too many registrations from your address.',
+  'reset-email': 'Too many password reset requests for this email.',
+  'reset-ip': 'Too many password reset requests from your address.',
 };
 
 function lockedError(subject: string, seconds: number): RateLimitedError {
@@ -113,5 +115,31 @@ export function reserveRegistration(db: Db, config: Config, ip: string) {
     config,
     [{ subject: `register-ip:${ip}`, limit: config.REGISTRATION_MAX_PER_IP }],
     wholeMinutes(config.REGISTRATION_WINDOW_MS),
+  );
+}
+
+/**
+ * A password reset request, against the email and the client address with the sign-in limits:
+ * every request counts (each may send a mail), whether or not the email has an account.
+ */
+export function reserveResetRequest(db: Db, config: Config, email: string, ip: string) {
+  return reserveAttempt(
+    db,
+    config,
+    [
+      { subject: `reset-email:${email}`, limit: config.SIGNIN_MAX_FAILURES_PER_EMAIL },
+      { subject: `reset-ip:${ip}`, limit: config.SIGNIN_MAX_FAILURES_PER_IP },
+    ],
+    wholeMinutes(config.SIGNIN_WINDOW_MS),
+  );
+}
+
+/** Using a reset link: one that does not work is a failed sign-in of the client address. */
+export function reserveResetLinkUse(db: Db, config: Config, ip: string) {
+  return reserveAttempt(
+    db,
+    config,
+    [{ subject: `ip:${ip}`, limit: config.SIGNIN_MAX_FAILURES_PER_IP }],
+    wholeMinutes(config.SIGNIN_WINDOW_MS),
   );
 }

@@ -3,51 +3,23 @@
 // when the lock-out ends, with Retry-After), and both carry the double-submit CSRF token.
 import express, { type Express, type Request, type Response } from 'express';
 import type { AppContext } from '../core/context.ts';
-import { AppError } from '../core/errors.ts';
 import { csrfToken, escapeHtml, layout, safeNext, signoutForm, validCsrf } from '../http/html.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import {
+  emailField,
+  FORM_EXPIRED,
+  type FormState,
+  field,
+  formPage,
+  pageError,
+  queryText,
+} from './pageForms.ts';
+import { ACCOUNT_PAGE, installProfilePages } from './profilePages.ts';
 import { findUserById, type UserRow } from './queries.ts';
+import { installResetPages, PASSWORD_RESET_DONE } from './resetPages.ts';
 import { RegisterBody } from './schemas.ts';
 import { authenticateUser, registerUserFrom } from './service.ts';
-
-const FORM_EXPIRED = 'Your form expired. Please try again.';
-
-type FormState = { token: string; next: string; errors?: string[]; values?: Record<string, string> };
-
-function errorList(errors: string[] = []): string {
-  if (errors.length === 0) return '';
-  if (errors.length === 1) return `<p class="error" role="alert">${escapeHtml(errors[0])}</p>`;
-  return `<ul class="error" role="alert">${errors.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>`;
-}
-
-function hiddenFields({ token, next }: FormState): string {
-  return `<input type="hidden" name="_csrf" value="${token}">
-  <input type="hidden" name="next" value="${escapeHtml(next)}">`;
-}
-
-function emailField(state: FormState): string {
-  return `<label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(state.values?.email ?? '')}">`;
-}
-
-/** A page with one form: heading, errors, the CSRF and `next` fields, then the page's own. */
-function formPage(
-  state: FormState,
-  page: { title: string; heading: string; action: string; fields: string; footer: string },
-) {
-  return layout(
-    page.title,
-    `<h1>${page.heading}</h1>
-${errorList(state.errors)}
-<form method="post" action="${page.action}">
-  ${hiddenFields(state)}
-  ${page.fields}
-  <button type="submit">${page.title}</button>
-</form>
-<p>${page.footer}</p>`,
-  );
-}
 
 function signinPage(state: FormState): string {
   return formPage(state, {
@@ -57,7 +29,8 @@ function signinPage(state: FormState): string {
     fields: `${emailField(state)}
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>`,
-    footer: 'No account yet? <a href="/auth/register">Register</a>',
+    footer:
+      '<a href="/auth/forgot">Forgot your password?</a> · No account yet? <a href="/auth/register">Register</a>',
   });
 }
 
@@ -81,7 +54,7 @@ function signedInPage(user: UserRow, token: string): string {
     'Signed in',
     `<h1>Signed in as ${escapeHtml(user.name)}</h1>
 <p>${escapeHtml(user.email)}</p>
-<p><a href="/">Your workspaces</a> · <a href="/docs">API reference</a></p>
+<p><a href="/">Your workspaces</a> · <a href="${ACCOUNT_PAGE}">Your account</a> · <a href="/docs">API reference</a></p>
 ${signoutForm(token)}`,
   );
 }
@@ -90,24 +63,15 @@ async function signedInUser(app: AppContext, req: Request): Promise<UserRow | nu
   return req.session?.userId ? findUserById(app.db, req.session.userId) : null;
 }
 
-/** The form's text field, or '' (a NUL cannot match any stored text, and PostgreSQL refuses it). */
-function field(req: Request, name: string): string {
-  const value = req.body?.[name];
-  return typeof value === 'string' && !value.includes('\u0000') ? value : '';
-}
-
-/** A service error as the page's message: the limits' messages say when to try again. */
-function pageError(res: Response, error: unknown, fallback: string): string {
-  if (!(error instanceof AppError)) throw error;
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status);
-  return error.status === 429 || error.status === 503 || error.status === 409 ? error.message : fallback;
-}
-
 async function showForm(app: AppContext, req: Request, res: Response, page: (state: FormState) => string) {
   const token = csrfToken(req, res);
   const user = await signedInUser(app, req);
-  res.type('html').send(user ? signedInPage(user, token) : page({ token, next: safeNext(req.query.next) }));
+  // An invitation's link names the invited email; a reset sends the person here to sign in again.
+  const values = { email: queryText(req, 'email') };
+  const notice = queryText(req, 'reset') === 'done' ? PASSWORD_RESET_DONE : undefined;
+  res
+    .type('html')
+    .send(user ? signedInPage(user, token) : page({ token, next: safeNext(req.query.next), values, notice }));
 }
 
 async function handleSignin(app: AppContext, req: Request, res: Response) {
@@ -167,6 +131,8 @@ async function handleRegister(app: AppContext, req: Request, res: Response) {
 }
 
 export function installAccountPages(app: Express, context: AppContext) {
+  installResetPages(app, context);
+  installProfilePages(app, context);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   app.get('/auth/signin', (req, res) => showForm(context, req, res, signinPage));
   app.post('/auth/signin', form, (req, res) => handleSignin(context, req, res));

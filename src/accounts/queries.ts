@@ -35,3 +35,10 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | null> 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
   return db.maybeOne(sql.type(UserRow)`select id, name, email, created_at from users where email = ${email}`);
 }
+
+export async function updateUserProfile(db: Db, id: string, input: { name: string; email: string }) {
+  return db.one(sql.type(UserRow)`
+    update users set name = ${input.name}, email = ${input.email}, updated_at = now() where id = ${id}
+    returning id, name, email, created_at
+  `);
+}

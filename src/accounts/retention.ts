@@ -1,4 +1,4 @@
-// Expired sessions go (connect-pg-simple also prunes them every 15 minutes; this covers a web
+// Expired sessions and reset links go (connect-pg-simple also prunes them every 15 minutes; this covers a web
 // process that never ran long enough to).
 
 import { sql } from '../db/pool.ts';
@@ -9,5 +9,10 @@ export const accountRetention: RetentionRule[] = [
     table: 'sessions',
     rule: 'sessions past their expiry',
     where: () => sql.fragment`expire < now()`,
+  },
+  {
+    table: 'password_resets',
+    rule: 'password reset links past their expiry',
+    where: () => sql.fragment`expires_at < now()`,
   },
 ];

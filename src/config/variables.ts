@@ -105,6 +105,40 @@ const hostList = z.string().transform((value) =>
     .filter(Boolean),
 );
 
+/**
+ * The service's own mail server (password resets, invitations) as one URL:
+ * smtp[s]://user:password@host[:port]?from=address. The sender is `from`, else the user when it is
+ * an address. smtps is TLS from the start (port 465 by default); smtp upgrades with STARTTLS when
+ * the server offers it (port 587 by default). User and password are percent-decoded.
+ */
+const systemSmtpUrl = z
+  .url({
+    protocol: /^smtps?$/,
+    error:
+      'must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com?from=noreply@example.com',
+  })
+  .transform((value, context) => {
+    const url = new URL(value);
+    const secure = url.protocol === 'smtps:';
+    const user = decodeURIComponent(url.username);
+    const from = url.searchParams.get('from') ?? (user.includes('@') ? user : '');
+    if (!/^[^\s<>@]+@[^\s<>@]+$|<[^\s<>@]+@[^\s<>@]+>$/.test(from.trim())) {
+      context.addIssue({
+        code: 'custom',
+        message: 'needs a sender: add ?from=noreply@example.com (or "?from=Name <address>", URL-encoded)',
+      });
+      return z.NEVER;
+    }
+    return {
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port ? Number(url.port) : secure ? 465 : 587,
+      secure,
+      user: user || undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      from: from.trim(),
+    };
+  });
+
 /** OWASP's argon2id memory for passwords, in KiB: the default, and the least production accepts. */
 export const OWASP_MEMORY_KIB = 19_456;
 
@@ -418,6 +452,12 @@ export const VARIABLES = {
     description:
       "argon2id memory of each new password hash in KiB (OWASP's 19456; production refuses less, tests use 64). A hash keeps the parameters it was made with",
   }),
+  PASSWORD_RESET_EXPIRY_MS: variable(milliseconds(300_000, DAY), {
+    default: '3600000',
+    group: 'Security',
+    audience: 'tuning',
+    description: 'How long a password reset link works (5 minutes to a day); it works once',
+  }),
   INVITATION_EXPIRY_MS: variable(milliseconds(60_000, 365 * DAY), {
     default: String(14 * DAY),
     group: 'Security',
@@ -439,6 +479,15 @@ export const VARIABLES = {
     audience: 'common',
     description:
       'SMTP hosts (names or addresses, comma-separated) a workspace may use although they are private, e.g. your relay',
+  }),
+  SYSTEM_SMTP_URL: variable(systemSmtpUrl, {
+    group: 'Email',
+    audience: 'common',
+    description:
+      "The service's own mail (password reset links, invitations), not a workspace's: `smtps://user:password@host:port?from=address` (smtp:// upgrades with STARTTLS when offered). Links in it start with `PUBLIC_URL`",
+    unset:
+      'no mail is sent: `switchboard admin reset-link` prints a reset link, and an invitation answers with the link to share',
+    example: 'smtps://apikey:secret@smtp.example.com:465?from=Switchboard%20%3Cnoreply%40example.com%3E',
   }),
   SMTP_TIMEOUT_MS: variable(milliseconds(1), {
     default: '15000',

@@ -3,6 +3,7 @@
 import type { Feature } from '../feature/definition.ts';
 import { installWorkspaceCommands } from './commands.ts';
 import { installWorkspaceConsole } from './console.ts';
+import { invitationMailJob } from './invitationMail.ts';
 import { invitationRoutes } from './invitationRoutes.ts';
 import { acceptInvitations } from './invitations.ts';
 import { listWorkspacesOfUser } from './queries.ts';
@@ -13,6 +14,7 @@ export const feature: Feature = {
   name: 'workspaces',
   routes: [...workspaceRoutes, ...invitationRoutes],
   commands: installWorkspaceCommands,
+  jobs: () => [invitationMailJob],
   retention: workspaceRetention,
   consoleRoot: installWorkspaceConsole,
   effects: { accounts: { accountReady: acceptInvitations, workspacesOf: listWorkspacesOfUser } },

@@ -3,13 +3,20 @@
 // has an account. A registered person becomes a member at once (the inviting ADMIN then sees them
 // among the members; only that ADMIN, who typed the email, can tell); anyone else becomes one when
 // they register or sign in with that email before the invitation expires.
-import type { DatabasePool } from 'slonik';
+// Every invitation carries its `joinUrl` (registration with the email filled in), the link to
+// share when the service sends no mail; with SYSTEM_SMTP_URL set, inviting also mails the person
+// who invited them to what, and how to join (invitationMail.ts), from a job enqueued in the same
+// transaction. The mail goes to the invited address only, so it may say what the answer may not.
 import { z } from 'zod';
-import { findUserByEmail } from '../accounts/index.ts';
+import { findUserByEmail, publicBase, systemMailEnabled } from '../accounts/index.ts';
+import type { Config } from '../config.ts';
+import type { AppContext } from '../core/context.ts';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import { type Db, sql } from '../db/pool.ts';
 import type { Role } from '../http/principal.ts';
+import { transactionalDb } from '../jobs/boss.ts';
+import { INVITATION_MAIL_QUEUE } from './invitationMail.ts';
 import { findMember } from './queries.ts';
 
 const InvitationRow = z.object({
@@ -29,9 +36,15 @@ export type Invitation = {
   invitedBy: string | null;
   expiresAt: string;
   createdAt: string;
+  joinUrl: string;
 };
 
-function toInvitation(row: InvitationRow): Invitation {
+/** Where an invited person joins: registration with their email filled in (sign-in is a link away). */
+export function joinUrl(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>, email: string): string {
+  return `${publicBase(config)}/auth/register?email=${encodeURIComponent(email)}`;
+}
+
+function toInvitation(config: Config, row: InvitationRow): Invitation {
   return {
     id: row.id,
     email: row.email,
@@ -39,6 +52,7 @@ function toInvitation(row: InvitationRow): Invitation {
     invitedBy: row.invited_by,
     expiresAt: row.expires_at,
     createdAt: row.created_at,
+    joinUrl: joinUrl(config, row.email),
   };
 }
 
@@ -84,28 +98,36 @@ export async function acceptInvitations(db: Db, user: { id: string; email: strin
 }
 
 export async function inviteMember(
-  pool: DatabasePool,
-  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null; expiryMs: number },
-): Promise<Invitation> {
-  return pool.transaction(async (tx) => {
+  app: Pick<AppContext, 'db' | 'boss' | 'config'>,
+  input: { workspaceId: string; email: string; role: Role; invitedBy: string | null },
+): Promise<Invitation & { emailed: boolean }> {
+  const emailed = systemMailEnabled(app.config);
+  return app.db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, input.email);
     if (user && (await findMember(tx, input.workspaceId, user.id))) {
       // Only a member of this workspace, whom the ADMIN can list anyway, is told apart.
       throw new ConflictError('This person is already a member of the workspace.', 'already-member');
     }
-    const invitation = await upsertInvitation(tx, input);
+    const invitation = await upsertInvitation(tx, { ...input, expiryMs: app.config.INVITATION_EXPIRY_MS });
     if (user) await acceptOpenInvitations(tx, user, input.workspaceId);
-    return toInvitation(invitation);
+    if (emailed) {
+      const payload = { workspaceId: input.workspaceId, invitationId: invitation.id };
+      await app.boss.send(INVITATION_MAIL_QUEUE, payload, { db: transactionalDb(tx) });
+    }
+    return { ...toInvitation(app.config, invitation), emailed };
   });
 }
 
-export async function listInvitations(db: Db, workspaceId: string): Promise<Invitation[]> {
+export async function listInvitations(
+  { db, config }: Pick<AppContext, 'db' | 'config'>,
+  workspaceId: string,
+): Promise<Invitation[]> {
   const rows = await db.any(sql.type(InvitationRow)`
     select ${columns} from invitations
     where workspace_id = ${workspaceId} and accepted_at is null
     order by created_at, id
   `);
-  return rows.map(toInvitation);
+  return rows.map((row) => toInvitation(config, row));
 }
 
 export async function revokeInvitation(db: Db, workspaceId: string, invitationId: string): Promise<void> {

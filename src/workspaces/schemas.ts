@@ -34,8 +34,19 @@ export const InvitationSchema = z
     invitedBy: z.string().nullable().openapi({ description: 'The inviting user (null once deleted).' }),
     expiresAt: Timestamp,
     createdAt: Timestamp,
+    joinUrl: z.string().openapi({
+      description:
+        'Where the person joins: registration with this email filled in (PUBLIC_URL + /auth/register). Share it when no mail is sent.',
+    }),
   })
   .openapi('Invitation');
+
+export const CreatedInvitationSchema = InvitationSchema.extend({
+  emailed: z.boolean().openapi({
+    description:
+      'true: an invitation mail is on its way to the email (SYSTEM_SMTP_URL is set). false: this server sends no mail; share `joinUrl`.',
+  }),
+}).openapi('CreatedInvitation');
 
 export const InvitationParams = WorkspaceParams.extend({ invitationId: z.string() });
 export const ChangeMemberBody = z.strictObject({ role: RoleSchema }).openapi('ChangeMemberRequest');
