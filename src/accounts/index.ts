@@ -3,4 +3,4 @@
 export { findUserByEmail, findUserById } from './queries.ts';
 export { Email, RegisterBody } from './schemas.ts';
 export { normaliseEmail, registerUser } from './service.ts';
-export { publicBase, sendSystemMail, systemMailEnabled } from './systemMail.ts';
+export { publicBase, SYSTEM_MAIL_QUEUE, sendSystemMail, systemMailEnabled } from './systemMail.ts';

@@ -26,7 +26,7 @@ import {
   updatePasswordHash,
 } from './resetQueries.ts';
 import { normaliseEmail } from './service.ts';
-import { publicBase, sendSystemMail, systemMailEnabled } from './systemMail.ts';
+import { publicBase, SYSTEM_MAIL_QUEUE, sendSystemMail, systemMailEnabled } from './systemMail.ts';
 
 type Services = Pick<AppContext, 'db' | 'boss' | 'config'>;
 
@@ -86,7 +86,7 @@ async function mailResetLink(app: AppContext, email: string): Promise<void> {
 
 export const resetMailJob: JobDefinition<{ email: string }> = {
   name: RESET_MAIL_QUEUE,
-  queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, notify: true },
+  ...SYSTEM_MAIL_QUEUE,
   handler: async (context, jobs) => {
     for (const job of jobs)
       await mailResetLink(context, z.object({ email: z.string() }).parse(job.data).email);

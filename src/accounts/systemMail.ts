@@ -7,6 +7,16 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
 import { escapeHtml } from '../http/html.ts';
 
+/**
+ * How the mail jobs are worked: one message a job (a retry resends only its own), two at once, and
+ * a poll every 2 s besides NOTIFY: pg-boss misses a NOTIFY that comes while the worker is busy and
+ * would otherwise wait its default 30 s, which a person waiting for a link notices.
+ */
+export const SYSTEM_MAIL_QUEUE = {
+  queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, notify: true },
+  work: { batchSize: 1, localConcurrency: 2, notifyPollingIntervalSeconds: 2 },
+};
+
 export type SystemMail = {
   to: string;
   subject: string;

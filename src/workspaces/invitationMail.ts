@@ -4,7 +4,7 @@
 // A revoked invitation sends nothing. Names are the users' and workspaces' own text: the HTML part
 // escapes them (systemMail.ts) and the subject keeps to one line.
 import { z } from 'zod';
-import { publicBase, sendSystemMail } from '../accounts/index.ts';
+import { publicBase, SYSTEM_MAIL_QUEUE, sendSystemMail } from '../accounts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { type Db, sql } from '../db/pool.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
@@ -68,7 +68,7 @@ export function invitationMail(base: string, row: MailRow) {
 
 export const invitationMailJob: JobDefinition<z.infer<typeof Payload>> = {
   name: INVITATION_MAIL_QUEUE,
-  queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, notify: true },
+  ...SYSTEM_MAIL_QUEUE,
   handler: async (context: AppContext, jobs) => {
     for (const job of jobs) {
       const { workspaceId, invitationId } = Payload.parse(job.data);
