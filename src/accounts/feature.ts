@@ -2,6 +2,7 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installSigninCommands } from './commands.ts';
+import { installAccountConsole } from './console.ts';
 import { limitPasswordHashing } from './hashingQueue.ts';
 import { installAccountPages } from './pages.ts';
 import { resetMailJob } from './passwordReset.ts';
@@ -13,6 +14,7 @@ export const feature: Feature = {
   name: 'accounts',
   routes: [...accountRoutes, ...passwordRoutes],
   pages: installAccountPages,
+  consoleRoot: installAccountConsole,
   commands: installSigninCommands,
   jobs: () => [resetMailJob],
   retention: accountRetention,

@@ -15,13 +15,13 @@ export type FormState = {
   values?: Record<string, string>;
 };
 
-export function errorList(errors: string[] = []): string {
+function errorList(errors: string[] = []): string {
   if (errors.length === 0) return '';
   if (errors.length === 1) return `<p class="error" role="alert">${escapeHtml(errors[0])}</p>`;
   return `<ul class="error" role="alert">${errors.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>`;
 }
 
-export function noticeLine(notice?: string): string {
+function noticeLine(notice?: string): string {
   return notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : '';
 }
 

@@ -6,6 +6,7 @@ import type { AppContext } from '../core/context.ts';
 import { csrfToken, escapeHtml, layout, safeNext, signoutForm, validCsrf } from '../http/html.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import { ACCOUNT_PATH } from './console.ts';
 import {
   emailField,
   FORM_EXPIRED,
@@ -15,7 +16,6 @@ import {
   pageError,
   queryText,
 } from './pageForms.ts';
-import { ACCOUNT_PAGE, installProfilePages } from './profilePages.ts';
 import { findUserById, type UserRow } from './queries.ts';
 import { installResetPages, PASSWORD_RESET_DONE } from './resetPages.ts';
 import { RegisterBody } from './schemas.ts';
@@ -54,7 +54,7 @@ function signedInPage(user: UserRow, token: string): string {
     'Signed in',
     `<h1>Signed in as ${escapeHtml(user.name)}</h1>
 <p>${escapeHtml(user.email)}</p>
-<p><a href="/">Your workspaces</a> · <a href="${ACCOUNT_PAGE}">Your account</a> · <a href="/docs">API reference</a></p>
+<p><a href="/">Your workspaces</a> · <a href="${ACCOUNT_PATH}">Your account</a> · <a href="/docs">API reference</a></p>
 ${signoutForm(token)}`,
   );
 }
@@ -132,7 +132,6 @@ async function handleRegister(app: AppContext, req: Request, res: Response) {
 
 export function installAccountPages(app: Express, context: AppContext) {
   installResetPages(app, context);
-  installProfilePages(app, context);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   app.get('/auth/signin', (req, res) => showForm(context, req, res, signinPage));
   app.post('/auth/signin', form, (req, res) => handleSignin(context, req, res));

@@ -97,6 +97,7 @@ function header(state: ConsoleState, page: Page, here: string): SafeHtml {
 ${switcher(state)}
 ${navigation(state, page.section)}
 <div class="account">${themeToggle(state, here)}
+<a href="/app/account">Account</a>
 <a href="/docs">API</a>
 <form method="post" action="/auth/signout"><input type="hidden" name="_csrf" value="${state.csrf}"><button type="submit" class="quiet">Sign out <span class="visually-hidden">${state.user.email}</span></button></form></div>
 </header>`;

@@ -33,7 +33,6 @@ ${FAVICON_LINK}
            color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
   .error { background: #fdecec; color: #a11; padding: .6rem .8rem; border-radius: 4px; }
   .notice { background: #e7f6ec; color: #14532d; padding: .6rem .8rem; border-radius: 4px; }
-  h2 { font-size: 1.1rem; margin-top: 2rem; }
   ul { padding-left: 1.2rem; } code { background: #eef0f4; padding: 0 .25rem; border-radius: 3px; }
 </style></head><body><main>${body}</main></body></html>`;
 }

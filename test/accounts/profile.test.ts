@@ -1,7 +1,8 @@
-// A signed-in user's name and email, through PATCH /api/auth/profile and the /auth/account page
+// A signed-in user's name and email, through PATCH /api/auth/profile and the console's /app/account page
 // (which also changes the password, through the same service as POST /api/auth/password).
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
+import { consolePage, followRedirect, postConsoleForm } from '../support/console.ts';
 import {
   expectProblem,
   PASSWORD,
@@ -13,11 +14,7 @@ import { postForm, signIn } from '../support/helpers.ts';
 
 const NEW_PASSWORD = 'another good passphrase';
 
-async function accountPage(client: Client) {
-  const page = await client.get('/auth/account');
-  expect(page.status, page.text).to.equal(200);
-  return { page, token: /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '' };
-}
+const accountPage = (client: Client) => consolePage(client, '/app/account');
 
 describe('profile (API)', () => {
   it('renames without a password; a new email needs the current one', async () => {
@@ -71,70 +68,69 @@ describe('profile (API)', () => {
   });
 });
 
-describe('account page (HTML)', () => {
+describe('account page (/app/account)', () => {
   it('sends a visitor without a session to sign in and back', async () => {
-    const page = await new Client().get('/auth/account');
+    const page = await new Client().get('/app/account');
     expect(page.status).to.equal(303);
-    expect(page.headers.get('location')).to.equal('/auth/signin?next=%2Fauth%2Faccount');
-    const posted = await postForm(new Client(), '/auth/account/profile', { name: 'X' });
-    expect(posted.status).to.equal(303);
+    expect(page.headers.get('location')).to.equal('/auth/signin?next=%2Fapp%2Faccount');
+    expect((await postForm(new Client(), '/app/account/profile', { name: 'X' })).status).to.equal(303);
   });
 
-  it('shows the name and email escaped, and saves a new name through the form', async () => {
+  it('is linked from the shell, shows the name and email escaped, and saves a new name', async () => {
     const { client } = await signedInUser('"><img src=x onerror=alert(1)>');
-    const { page, token } = await accountPage(client);
+    const page = await accountPage(client);
+    expect(page.text).to.contain('href="/app/account"');
     expect(page.text).to.not.contain('<img src=x');
-    expect(page.text).to.contain('&#34;&#62;&#60;img src=x onerror=alert(1)&#62;');
+    expect(page.text).to.contain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
     const current = (await client.get('/api/auth/session')).body.user;
-    const saved = await postForm(client, '/auth/account/profile', {
-      _csrf: token,
+    const saved = await postConsoleForm(client, '/app/account/profile', {
+      _csrf: page.token,
+      _back: '/app/account',
       name: 'Grace',
       email: current.email,
     });
-    expect(saved.status, saved.text).to.equal(303);
-    expect(saved.headers.get('location')).to.equal('/auth/account?saved=profile');
-    expect((await client.get('/auth/account?saved=profile')).text).to.contain('Your profile is saved.');
+    expect((await followRedirect(client, saved)).text).to.contain('Your profile is saved.');
     expect((await client.get('/api/auth/session')).body.user.name).to.equal('Grace');
   });
 
-  it('re-renders the form with what is wrong: an empty name, an email change without the password', async () => {
+  it('says what is wrong: an empty name, an email change without the password; nothing changes', async () => {
     const { client, user } = await signedInUser('Kept');
     const { token } = await accountPage(client);
-    const empty = await postForm(client, '/auth/account/profile', {
-      _csrf: token,
+    const form = { _csrf: token, _back: '/app/account' };
+    const empty = await postConsoleForm(client, '/app/account/profile', {
+      ...form,
       name: ' ',
       email: user.email,
     });
-    expect(empty.status).to.equal(400);
-    expect(empty.text).to.contain('name: is required');
-    const moved = await postForm(client, '/auth/account/profile', {
-      _csrf: token,
+    expect((await followRedirect(client, empty)).text).to.contain('name: is required');
+    const moved = await postConsoleForm(client, '/app/account/profile', {
+      ...form,
       name: 'Kept',
       email: uniqueEmail(),
     });
-    expect(moved.status).to.equal(400);
-    expect(moved.text).to.contain('give your current password');
-    expect((await client.get('/api/auth/session')).body.user.email).to.equal(user.email);
+    expect((await followRedirect(client, moved)).text).to.contain(
+      'currentPassword: is required to change the email',
+    );
+    expect((await client.get('/api/auth/session')).body.user).to.include({ name: 'Kept', email: user.email });
   });
 
   it('changes the password, ending the other sessions, and refuses a wrong current one', async () => {
     const { client, user } = await signedInUser();
     const { client: other } = await signIn(user.email);
     const { token } = await accountPage(client);
-    const wrong = await postForm(client, '/auth/account/password', {
-      _csrf: token,
+    const form = { _csrf: token, _back: '/app/account' };
+    const wrong = await postConsoleForm(client, '/app/account/password', {
+      ...form,
       currentPassword: 'not it',
       newPassword: NEW_PASSWORD,
     });
-    expect(wrong.status).to.equal(400);
-    expect(wrong.text).to.contain('The current password is not right.');
-    const changed = await postForm(client, '/auth/account/password', {
-      _csrf: token,
+    expect((await followRedirect(client, wrong)).text).to.contain('is not your current password');
+    const changed = await postConsoleForm(client, '/app/account/password', {
+      ...form,
       currentPassword: PASSWORD,
       newPassword: NEW_PASSWORD,
     });
-    expect(changed.status, changed.text).to.equal(303);
-    expect((await client.get('/api/auth/session')).status).to.equal(200);
+    expect((await followRedirect(client, changed)).text).to.contain('Your password is changed');
     expectProblem(await other.get('/api/auth/session'), 401);
     expect((await signIn(user.email, NEW_PASSWORD)).response.status).to.equal(200);
   });
@@ -143,13 +139,13 @@ describe('account page (HTML)', () => {
     const { client, user } = await signedInUser('Same');
     await accountPage(client);
     const forged = { _csrf: 'x'.repeat(32) };
-    const profile = await postForm(client, '/auth/account/profile', {
+    const profile = await postForm(client, '/app/account/profile', {
       ...forged,
       name: 'Changed',
       email: user.email,
     });
     expect(profile.status).to.equal(403);
-    const password = await postForm(client, '/auth/account/password', {
+    const password = await postForm(client, '/app/account/password', {
       ...forged,
       currentPassword: PASSWORD,
       newPassword: NEW_PASSWORD,
