@@ -4,19 +4,17 @@
 // password change ends every other session. Each form ends in a redirect with a flash message;
 // what the services refuse comes back as an error flash (console/errors.ts).
 import type { Request, Response, Router } from 'express';
-import type { z } from 'zod';
 import {
   consoleForm,
   consoleState,
   csrfField,
   formText,
   html,
+  parseForm,
   redirectWithFlash,
   sendPage,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
-import { ValidationError } from '../core/errors.ts';
-import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { ChangePasswordBody, changePassword } from './passwordChange.ts';
 import { UpdateProfileBody, updateProfile } from './profile.ts';
 
@@ -46,13 +44,6 @@ function accountPage(res: Response) {
 <p><button type="submit">Change password</button></p>
 <p class="muted">Your other sessions end; this one stays signed in.</p></form></section>`,
   });
-}
-
-/** The form's fields through the API's schema: what it refuses is a 400 with each field named. */
-function parseForm<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error.issues, 'body'));
-  return parsed.data;
 }
 
 async function saveProfile(app: AppContext, req: Request, res: Response) {

@@ -12,7 +12,10 @@
 // End it with redirectWithFlash (flash.ts). Service errors thrown by a handler reach consoleErrors
 // (errors.ts), which renders them as pages or, for a refused form, an error flash.
 import express, { type Request, type RequestHandler } from 'express';
+import type { z } from 'zod';
+import { ValidationError } from '../core/errors.ts';
 import { validCsrf } from '../http/html.ts';
+import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { sendErrorPage } from './shell.ts';
 
 const urlencoded = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
@@ -43,4 +46,14 @@ export function formList(req: Request, name: string): string[] {
   const value = req.body?.[name];
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values.filter((v): v is string => typeof v === 'string').map((v) => v.replaceAll('\u0000', ''));
+}
+
+/**
+ * A form's fields through the API's own schema, so a page accepts exactly what the API does: what
+ * it refuses is a 400 naming each field, which consoleErrors turns into an error flash.
+ */
+export function parseForm<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(zodIssuesToFieldErrors(parsed.error.issues, 'body'));
+  return parsed.data;
 }

@@ -3,6 +3,7 @@
 import type { Feature } from '../feature/definition.ts';
 import { installWorkspaceCommands } from './commands.ts';
 import { installWorkspaceConsole } from './console.ts';
+import { workspaceSettingsConsole } from './consoleSettings.ts';
 import { invitationMailJob } from './invitationMail.ts';
 import { invitationRoutes } from './invitationRoutes.ts';
 import { acceptInvitations } from './invitations.ts';
@@ -16,6 +17,7 @@ export const feature: Feature = {
   commands: installWorkspaceCommands,
   jobs: () => [invitationMailJob],
   retention: workspaceRetention,
+  console: workspaceSettingsConsole,
   consoleRoot: installWorkspaceConsole,
   effects: { accounts: { accountReady: acceptInvitations, workspacesOf: listWorkspacesOfUser } },
 };
