@@ -1,12 +1,14 @@
-// `switchboard admin create` (adminCommand.ts), `workspaces list`.
+// `switchboard admin create` (adminCommand.ts), `admin reset-link` (resetLinkCommand.ts), `workspaces list`.
 import type { Command } from 'commander';
 import { print, run, table, withDatabase } from '../cli/context.ts';
 import { installAdminCreate } from './adminCommand.ts';
 import { listAllWorkspaces } from './queries.ts';
+import { installAdminResetLink } from './resetLinkCommand.ts';
 
 export function installWorkspaceCommands(program: Command) {
   const admin = program.command('admin').description('administrator accounts');
   installAdminCreate(admin);
+  installAdminResetLink(admin);
 
   program
     .command('workspaces')
