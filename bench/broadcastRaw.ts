@@ -47,9 +47,9 @@ export async function renderCampaign(
   const settings = { ...sender, replyTo: null } as never;
   return rows.map((row) => {
     const variables = service.templateVariables(
-      { config: service.config } as never,
       row as never,
       row as never,
+      service.unsubscribeUrl(service.config as Config, row.id),
     );
     // A render a pause holds past the time limit is rendered again by the template kit itself.
     const rendered = service.renderEmail(row.template, variables, `bench:${campaignId}`);

@@ -5,10 +5,10 @@
 // arms a delayed job for its own step; a send creates its message (unique per enrollment and step)
 // with its delivery job, which sends it.
 import { z } from 'zod';
+import { channelNamed } from '../channels/index.ts';
 import type { AppContext } from '../core/context.ts';
 import type { Tx } from '../db/pool.ts';
 import { createMessage, enqueueDelivery, type MessageTemplate } from '../messages/index.ts';
-import { looksLikeHtml } from '../templates/index.ts';
 import { meetsCondition, type WaitStep, waitEnd } from './conditions.ts';
 import {
   endEnrollment,
@@ -120,32 +120,9 @@ async function wait(flow: Flow, key: string, step: WaitStep, armed: number | nul
   return null;
 }
 
-/**
- * The message's template: an email step's own (its body is HTML, or text when it has no markup:
- * sent as written, see the templates kit's textToHtml); push (plus its options) and telegram in the
- * same three fields.
- */
+/** The message's template, as the step's channel writes it (ChannelDefinition.templateOf). */
 export function templateOf(step: SendStep): MessageTemplate {
-  switch (step.channel) {
-    case 'email':
-      return {
-        subject: step.subject,
-        ...(looksLikeHtml(step.body) ? { html: step.body } : { text: step.body }),
-        ...(step.preheader !== undefined ? { preheader: step.preheader } : {}),
-      };
-    case 'push': {
-      const { url, icon, urgency, ttlSeconds, topic } = step;
-      const push = { url, icon, urgency, ttlSeconds, topic };
-      return { subject: step.title, html: step.body, text: step.body, push };
-    }
-    case 'telegram':
-      return {
-        subject: '',
-        html: step.text,
-        text: step.text,
-        ...(step.parseMode ? { parseMode: step.parseMode } : {}),
-      };
-  }
+  return channelNamed(step.channel).templateOf(step);
 }
 
 /** The message a send step makes for an enrollment. */

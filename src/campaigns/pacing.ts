@@ -6,7 +6,14 @@
 // or the quiet hours allow, and checks again. Sends to one contact are paced one at a time (a
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
 import { z } from 'zod';
-import { findChannelRates, setChannelRates } from '../channels/index.ts';
+import {
+  CHANNEL_NAMES,
+  CHANNEL_REGISTRY,
+  type ChannelDefinition,
+  type ChannelName,
+  findChannelRates,
+  setChannelRates,
+} from '../channels/index.ts';
 import { type Db, sql } from '../db/pool.ts';
 import { durationSeconds, IsoDuration } from '../segments/index.ts';
 import { Clock, isTimeZone, TimeZone } from './schemas.ts';
@@ -19,6 +26,12 @@ const SendRate = z
   .nullable()
   .optional()
   .openapi({ description: 'Messages per second (0.5: one every two seconds); null or absent: the default.' });
+
+type RateShape = Record<ChannelName, typeof SendRate>;
+
+const defaultsText = CHANNEL_REGISTRY.flatMap((channel: ChannelDefinition) =>
+  channel.defaultRatePerSecond === undefined ? [] : [`${channel.title}: ${channel.defaultRatePerSecond}`],
+).join(', ');
 
 export const Pacing = z
   .strictObject({
@@ -37,17 +50,13 @@ export const Pacing = z
           "No campaign send from start to end in the contact's `timezone` attribute, else in the workspace's `timezone`.",
       }),
     ratePerSecond: z
-      .strictObject({
-        email: SendRate,
-        push: SendRate,
-        telegram: SendRate,
-      })
+      .strictObject(Object.fromEntries(CHANNEL_NAMES.map((name) => [name, SendRate])) as RateShape)
       .optional()
       .openapi({
         description:
           "Messages per second per channel, the provider's limit, for all of the workspace's sends on it " +
           '(campaign and transactional), across every worker process. A send over the rate is delayed, ' +
-          'never dropped. A channel left out has no limit, or its default (Telegram: 25).',
+          `never dropped. A channel left out has no limit, or its default (${defaultsText}).`,
         example: { email: 50 },
       }),
     timezone: TimeZone.nullable()

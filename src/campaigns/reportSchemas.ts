@@ -1,5 +1,6 @@
 // Shapes of a campaign's report and of a step preview.
 import { z } from 'zod';
+import { CHANNEL_NAMES, CHANNEL_REGISTRY, type CHANNEL_RENDERED } from '../channels/index.ts';
 import '../http/openapi.ts';
 
 const MessageCounts = z
@@ -61,7 +62,7 @@ export const CampaignReport = z
       z.object({
         stepKey: z.string(),
         type: z.enum(['send', 'wait', 'branch', 'split', 'exit']),
-        channel: z.enum(['email', 'push', 'telegram']).optional(),
+        channel: z.enum(CHANNEL_NAMES).optional(),
         messages: MessageCounts.optional().openapi({ description: 'Send steps.' }),
         paths: z
           .array(z.object({ path: z.number().int(), weight: z.number().int(), enrolled: z.number().int() }))
@@ -85,44 +86,11 @@ export const PreviewBody = z
 
 const stepKey = z.string().openapi({ description: 'The previewed step.' });
 
-const EmailPreview = z
-  .object({
-    stepKey,
-    channel: z.literal('email'),
-    subject: z.string(),
-    preheader: z.string().optional().openapi({
-      description: 'The rendered preheader (also first in `html`); absent when the step has none.',
-    }),
-    html: z.string().openapi({ description: 'Without the tracking added at send time.' }),
-    text: z.string().openapi({ description: "The step's text part, or one made from the HTML." }),
-  })
-  .openapi('CampaignEmailPreview');
+/** Each channel's rendered content with the step's key: `Campaign<title>Preview`. */
+const CHANNEL_PREVIEWS = CHANNEL_REGISTRY.map((channel) =>
+  channel.rendered.extend({ stepKey }).openapi(`Campaign${channel.title}Preview`),
+) as unknown as typeof CHANNEL_RENDERED;
 
-const PushPreview = z
-  .object({
-    stepKey,
-    channel: z.literal('push'),
-    title: z.string(),
-    body: z.string(),
-    url: z.string().optional().openapi({ description: 'Opened on click; absent when the step has none.' }),
-    icon: z.string().optional().openapi({ description: 'Absent when the step has none.' }),
-  })
-  .openapi('CampaignPushPreview');
-
-const TelegramPreview = z
-  .object({
-    stepKey,
-    channel: z.literal('telegram'),
-    text: z.string(),
-    parseMode: z
-      .enum(['HTML', 'MarkdownV2'])
-      .optional()
-      .openapi({ description: "The step's parse mode; absent for plain text." }),
-  })
-  .openapi('CampaignTelegramPreview');
-
-export const PreviewResult = z
-  .discriminatedUnion('channel', [EmailPreview, PushPreview, TelegramPreview])
-  .openapi('CampaignPreview', {
-    description: "The step rendered for the contact; its fields depend on the step's channel.",
-  });
+export const PreviewResult = z.discriminatedUnion('channel', CHANNEL_PREVIEWS).openapi('CampaignPreview', {
+  description: "The step rendered for the contact; its fields depend on the step's channel.",
+});

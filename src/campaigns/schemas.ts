@@ -1,6 +1,7 @@
 // Campaign definitions: trigger, steps, goal and reentry. Steps are checked here in full (shapes,
 // nesting, limits), so the engine can trust what it reads.
 import { z } from 'zod';
+import { CHANNEL_NAMES, CHANNEL_STEPS, RequiredText } from '../channels/index.ts';
 import { text } from '../contacts/index.ts';
 import {
   nullableRef,
@@ -19,15 +20,7 @@ import {
   SegmentRules,
 } from '../segments/index.ts';
 
-const Required = (max: number) => text(max).refine((value) => value.trim().length > 0, 'must not be blank');
-
-const HttpUrl = text(2048).refine((value) => {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
+const Required = RequiredText;
 
 export const EventTrigger = z.strictObject({
   type: z.literal('event'),
@@ -58,53 +51,9 @@ export const CampaignTrigger = z
   .openapi('CampaignTrigger');
 export type CampaignTrigger = z.output<typeof CampaignTrigger>;
 
-const EmailStep = z.strictObject({
-  type: z.literal('send'),
-  channel: z.literal('email'),
-  subject: Required(998),
-  body: Required(100_000).openapi({
-    description:
-      'A Liquid template: HTML, or plain text when it has no HTML tag (sent as the text part, with an ' +
-      'HTML part that shows it as written: escaped, line breaks kept, web addresses as links).',
-  }),
-  preheader: text(200)
-    .optional()
-    .openapi({
-      description:
-        'A Liquid template like the subject: the line inboxes show after the subject, sent as the ' +
-        'hidden first element of the HTML body.',
-    }),
-});
-
-const PushStep = z.strictObject({
-  type: z.literal('send'),
-  channel: z.literal('push'),
-  title: Required(100),
-  body: Required(500),
-  url: HttpUrl.optional().openapi({ description: 'Opened when the notification is clicked.' }),
-  icon: HttpUrl.optional(),
-  urgency: z.enum(['very-low', 'low', 'normal', 'high']).optional().openapi({
-    description: 'How soon the push service should wake the device (default normal).',
-  }),
-  ttlSeconds: z.number().int().min(0).max(2_419_200).optional().openapi({
-    description: 'How long the push service keeps it for an offline browser (default PUSH_TTL_MS).',
-  }),
-  topic: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, - or _')
-    .optional()
-    .openapi({ description: 'A newer undelivered notification with the same topic replaces this one.' }),
-});
-
-const TelegramStep = z.strictObject({
-  type: z.literal('send'),
-  channel: z.literal('telegram'),
-  text: Required(4096),
-  parseMode: z.enum(['HTML', 'MarkdownV2']).optional(),
-});
-
-const SendStep = z.discriminatedUnion('channel', [EmailStep, PushStep, TelegramStep], {
-  error: 'channel must be email, push or telegram',
+// Each registered channel's send step (its fields are the channel's own: channels/<name>/channel.ts).
+const SendStep = z.discriminatedUnion('channel', CHANNEL_STEPS, {
+  error: `channel must be ${CHANNEL_NAMES.slice(0, -1).join(', ')} or ${CHANNEL_NAMES.at(-1)}`,
 });
 
 export const Clock = z

@@ -1,11 +1,12 @@
 // Campaign definitions: create, read, edit (drafts freely; running campaigns only their name),
 // delete (drafts and archived ones) and the paginated enrollment list.
 
+import { channelNamed } from '../channels/index.ts';
 import { segmentExists } from '../contacts/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { type TemplateKind, validateTemplate } from '../templates/index.ts';
+import { validateTemplate } from '../templates/index.ts';
 import { allSteps, type Step } from './flow.ts';
 import { exitEnrollment } from './lifecycleQueries.ts';
 import {
@@ -79,23 +80,9 @@ async function checkBranchSegments(db: Db, workspaceId: string, steps: Step[] | 
   }
 }
 
-/** The template fields of a send step, with how each is rendered (see templateOf) and its value. */
-function templateFields(step: SendStep): [field: string, kind: TemplateKind, value: string | undefined][] {
-  switch (step.channel) {
-    case 'email':
-      return [
-        ['subject', 'text', step.subject],
-        ['preheader', 'text', step.preheader],
-        ['body', 'html', step.body],
-      ];
-    case 'push':
-      return [
-        ['title', 'text', step.title],
-        ['body', 'text', step.body],
-      ];
-    case 'telegram':
-      return [['text', 'text', step.text]];
-  }
+/** The template fields of a send step, with how each is rendered and its value (the channel's own list). */
+function templateFields(step: SendStep) {
+  return channelNamed(step.channel).templateFields(step);
 }
 
 /** The request path of a step key: "4.paths.1.0" is body.steps.4.paths.1.steps.0. */

@@ -1,16 +1,14 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it:
+// each registered channel's routes (its configuration, and what its providers call), its tables of
+// sealed secrets, and what to close on shutdown. Nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
-import { emailFeedbackRoutes } from './email/feedbackRoutes.ts';
-import { emailChannelRoutes } from './email/routes.ts';
 import { closeChannels } from './index.ts';
-import { pushChannelRoutes } from './push/routes.ts';
+import { CHANNEL_REGISTRY } from './registry.ts';
 import { channelSecretStores } from './secretStore.ts';
-import { telegramChannelRoutes } from './telegram/routes.ts';
 
 export const feature: Feature = {
   name: 'channels',
-  routes: [...emailChannelRoutes, ...emailFeedbackRoutes, ...pushChannelRoutes, ...telegramChannelRoutes],
+  routes: CHANNEL_REGISTRY.flatMap((channel) => channel.routes),
   secretStores: channelSecretStores,
   // Pooled SMTP connections hold sockets: closed with the context, before its database.
   attach: () => closeChannels,

@@ -6,16 +6,9 @@
 // channel name is reserved whether or not the channel mints ids yet, so a future channel cannot
 // collide with ids customers already use. The list lives here, in the lowest feature, because
 // every layer that mints or checks such ids sits above it.
-import type { OutgoingMessage } from './types.ts';
+import { CHANNEL_NAMES } from './registry.ts';
 
-/** Every channel, by name: a channel added to OutgoingMessage is a compile error until listed. */
-const CHANNEL_PREFIXES: Record<OutgoingMessage['channel'], true> = {
-  email: true,
-  push: true,
-  telegram: true,
-};
-
-export const RESERVED_ANONYMOUS_ID_PREFIXES: readonly string[] = ['sb', ...Object.keys(CHANNEL_PREFIXES)].map(
+export const RESERVED_ANONYMOUS_ID_PREFIXES: readonly string[] = ['sb', ...CHANNEL_NAMES].map(
   (name) => `${name}:`,
 );
 

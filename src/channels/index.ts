@@ -1,10 +1,9 @@
-// What other features use of channels: the Channel boundary, one `sendMessage` for any channel,
-// and each workspace's configuration. Routes live in feature.ts, for the composition layer.
+// What other features use of channels: the registry (registry.ts) and the ChannelDefinition each
+// channel implements, one `sendMessage` for any channel, and each workspace's configuration.
+// Routes live in feature.ts, for the composition layer.
 import type { AppContext } from '../core/context.ts';
-import { emailChannel } from './email/channel.ts';
-import { pushChannel } from './push/channel.ts';
-import { telegramChannel } from './telegram/channel.ts';
-import type { Channel, OutgoingMessage, SendOutcome } from './types.ts';
+import { CHANNEL_REGISTRY, channelNamed, type OutgoingMessage } from './registry.ts';
+import type { SendOutcome } from './types.ts';
 
 export { emailChannel } from './email/channel.ts';
 export {
@@ -36,7 +35,7 @@ export {
   sendablePushSubscription,
   upsertPushSubscription,
 } from './push/subscriptionQueries.ts';
-export { type ChannelConfigRow, type ChannelName, findChannelConfig } from './queries.ts';
+export { type ChannelConfigRow, findChannelConfig } from './queries.ts';
 export {
   type ChannelRates,
   channelRateDefaults,
@@ -46,6 +45,19 @@ export {
   type SendSlot,
   setChannelRates,
 } from './rateLimit.ts';
+export {
+  CHANNEL_EVENTS,
+  CHANNEL_NAMES,
+  CHANNEL_REGISTRY,
+  CHANNEL_RENDERED,
+  CHANNEL_STEPS,
+  type ChannelName,
+  channelNamed,
+  isChannelName,
+  type OutgoingMessage,
+  RenderedContent,
+} from './registry.ts';
+export { HttpUrl, RequiredText } from './stepFields.ts';
 export { describeTelegramError, GrammyError } from './telegram/api.ts';
 export { sendTelegramText, telegramChannel } from './telegram/channel.ts';
 export {
@@ -53,26 +65,24 @@ export {
   TELEGRAM_WEBHOOK_PATH,
   type TelegramSettings,
 } from './telegram/service.ts';
-export type {
-  Channel,
-  EmailMessage,
-  OutgoingMessage,
-  PushMessage,
-  PushNotification,
-  PushUrgency,
-  SendFailure,
-  SendOutcome,
-  SendStage,
-  TelegramMessage,
+export {
+  type BuildKit,
+  type Channel,
+  type ChannelDefinition,
+  type ChannelEffects,
+  type EmailMessage,
+  MessageTemplate,
+  PUSH_URGENCIES,
+  type PushMessage,
+  type PushNotification,
+  type PushUrgency,
+  type SendContext,
+  type SendFailure,
+  type SendOutcome,
+  type SendStage,
+  type TelegramMessage,
+  type TransactionalContent,
 } from './types.ts';
-
-const channels: {
-  [name in OutgoingMessage['channel']]: Channel<Extract<OutgoingMessage, { channel: name }>>;
-} = {
-  email: emailChannel,
-  push: pushChannel,
-  telegram: telegramChannel,
-};
 
 /** Sends through the message's channel; a channel the workspace has not configured answers `permanent` at stage `config`. */
 export function sendMessage(
@@ -80,11 +90,10 @@ export function sendMessage(
   workspaceId: string,
   message: OutgoingMessage,
 ): Promise<SendOutcome> {
-  // Each channel takes its own variant; the message's `channel` picked the matching one.
-  return (channels[message.channel] as Channel).send(app, workspaceId, message);
+  return channelNamed(message.channel).send(app, workspaceId, message);
 }
 
 /** Closes every pooled connection of every channel (graceful shutdown). */
 export async function closeChannels(): Promise<void> {
-  await Promise.all(Object.values(channels).map((channel) => channel.close()));
+  await Promise.all(CHANNEL_REGISTRY.map((channel) => channel.close()));
 }

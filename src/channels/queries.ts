@@ -4,11 +4,10 @@ import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { StoredSecret } from '../secrets/index.ts';
 
-export type ChannelName = 'email' | 'push' | 'telegram';
-
 export const ChannelConfigRow = z.object({
   workspace_id: z.string(),
-  channel: z.enum(['email', 'push', 'telegram']),
+  /** A registered channel's name (registry.ts; the database holds it to the registry, see sql/0042). */
+  channel: z.string(),
   settings: z.record(z.string(), z.unknown()),
   secrets: z.record(z.string(), StoredSecret),
   version: z.number().int(),
@@ -22,7 +21,7 @@ const columns = sql.fragment`workspace_id, channel, settings, secrets, version, 
 export async function findChannelConfig(
   db: Db,
   workspaceId: string,
-  channel: ChannelName,
+  channel: string,
 ): Promise<ChannelConfigRow | null> {
   return db.maybeOne(sql.type(ChannelConfigRow)`
     select ${columns} from channel_configs where workspace_id = ${workspaceId} and channel = ${channel}
@@ -34,7 +33,7 @@ export async function upsertChannelConfig(
   db: Db,
   input: {
     workspaceId: string;
-    channel: ChannelName;
+    channel: string;
     settings: Record<string, unknown>;
     secrets: Record<string, StoredSecret>;
   },
@@ -51,11 +50,7 @@ export async function upsertChannelConfig(
 }
 
 /** Whether a row was there to delete. */
-export async function deleteChannelConfig(
-  db: Db,
-  workspaceId: string,
-  channel: ChannelName,
-): Promise<boolean> {
+export async function deleteChannelConfig(db: Db, workspaceId: string, channel: string): Promise<boolean> {
   const result = await db.query(sql.typeAlias('void')`
     delete from channel_configs where workspace_id = ${workspaceId} and channel = ${channel}
   `);

@@ -5,14 +5,10 @@
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import type { ChannelName } from './queries.ts';
+import { CHANNEL_RATE_DEFAULTS, type ChannelName } from './registry.ts';
 
-/** Messages per second per workspace when the workspace sets no rate; a channel adds its line. */
-export const channelRateDefaults: Partial<Record<ChannelName, number>> = {
-  // Telegram's broadcast guidance is about 30 messages a second per bot (beyond that, 429s);
-  // 25 leaves room for the bot's replies to /start. A workspace with paid broadcasts sets its own.
-  telegram: 25,
-};
+/** Messages per second per workspace when the workspace sets no rate: each channel's `defaultRatePerSecond`. */
+export const channelRateDefaults = CHANNEL_RATE_DEFAULTS;
 
 export type ChannelRates = Partial<Record<ChannelName, number>>;
 

@@ -211,11 +211,20 @@ function mountRoutes(app: Express, context: AppContext, routes: RouteDefinition[
  * to a known endpoint is still a receipt to record (as a failed delivery), so it must reach the
  * route instead of ending in the parser's 400. body-parser skips requests already read. A body
  * beyond the JSON limits is no receipt: it is refused before parsing, as on every other route.
+ * A provider's form-encoded body (application/x-www-form-urlencoded, under /feedback/) is read as
+ * a form, its raw bytes kept.
  */
 const inboundWebhookBody = (limits: JsonLimits): RequestHandler[] => [
   (req, res, next) => (isInboundWebhook(req) ? rawInbound(req, res, oversizedAsBody(req, next)) : next()),
   (req, _res, next) => {
     if (!isInboundWebhook(req) || !Buffer.isBuffer(req.body)) return next();
+    // Some providers post forms (Twilio, signed over its parameters): kept raw, read as a form.
+    // Inbound webhook endpoints (/webhooks/inbound) take JSON only, as before.
+    if (isProviderFeedback(req) && req.is('application/x-www-form-urlencoded')) {
+      req.rawBody = req.body;
+      req.body = Object.fromEntries(new URLSearchParams(req.rawBody.toString('utf8')));
+      return next();
+    }
     const breach = findJsonLimitBreach(req.body, limits);
     if (breach) return next(new ValidationError([breach]));
     req.rawBody = req.body;

@@ -13,38 +13,24 @@
 // A worker killed between 1 and 5 leaves the row claimed; the lease sweep marks it failed with
 // error 'interrupted' (sweep.ts). It is not resent: the provider may have accepted it.
 import {
+  channelNamed,
   type OutgoingMessage,
-  type PushMessage,
   type SendFailure,
   type SendOutcome,
   sendMessage,
 } from '../channels/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { reportMissingKey } from '../secrets/index.ts';
-import {
-  renderEmail,
-  renderText,
-  TemplateError,
-  type TemplateField,
-  type TemplateKind,
-  type TemplateVariables,
-  withPreheader,
-} from '../templates/index.ts';
+import { TemplateError } from '../templates/index.ts';
+import { buildOutgoing } from './build.ts';
+import { claimMessages } from './claimQueries.ts';
 import { type DeliveryContext, findDeliveryContexts } from './contextQueries.ts';
 import { recordFailure, recordOutcome, recordSent, type SentDelivery } from './outcomes.ts';
-import {
-  claimMessages,
-  findMessagesByIds,
-  type MessageRow,
-  type MessageStatus,
-  type RenderedContent,
-} from './queries.ts';
+import { findMessagesByIds } from './queries.ts';
+import type { MessageRow, MessageStatus, RenderedContent } from './rows.ts';
 import { reserveSlots } from './sendRate.ts';
 import { takeSendSlot } from './sendSlots.ts';
 import { findSuppressions } from './subscriptionQueries.ts';
-import { signUnsubscribeToken, unsubscribeUrl, unsubscribeUrlOf } from './tokens.ts';
-import { isWebUrl, publicBase, signMessageToken } from './trackingTokens.ts';
-import { addTracking } from './trackLinks.ts';
 
 type Services = AppContext;
 
@@ -150,7 +136,7 @@ async function attempt(
   } finally {
     release();
   }
-  const recipient = recipientOf(outgoing);
+  const recipient = outcome.recipient ?? intendedRecipient(claimed, context);
   if (outcome.status === 'sent') return { message: claimed, recipient, rendered, outcome };
   if (outcome.status === 'unconfigured')
     reportMissingKey(app.log, outcome.error, { messageId: claimed.id, channel: claimed.channel });
@@ -159,10 +145,7 @@ async function attempt(
 
 /** Whom a suppressed message was for, when the contact has an address on its channel. */
 function intendedRecipient(message: MessageRow, context: DeliveryContext): string | undefined {
-  if (message.channel === 'email') return context.email ?? undefined;
-  if (message.channel === 'telegram' && context.telegram_chat_id !== null)
-    return String(context.telegram_chat_id);
-  return undefined;
+  return channelNamed(message.channel).addressOf(context);
 }
 
 /** Why the message must not be sent: no contact, no address on its channel, or its opt-outs (findSuppressions). */
@@ -172,12 +155,7 @@ function suppressionOf(
   optOut: string | null | undefined,
 ): string | null {
   if (!context) return 'the contact no longer exists';
-  if (message.channel === 'email' && !context.email) return 'the contact has no email address';
-  if (message.channel === 'push' && !context.has_push_subscription)
-    return 'the contact has no push subscription';
-  if (message.channel === 'telegram' && context.telegram_chat_id === null)
-    return 'the contact has no linked Telegram chat';
-  return optOut ?? null;
+  return channelNamed(message.channel).unreachable(context) ?? optOut ?? null;
 }
 
 function fromSendOutcome(outcome: SendFailure) {
@@ -187,178 +165,4 @@ function fromSendOutcome(outcome: SendFailure) {
 
 function templateErrorText(error: TemplateError): string {
   return `template error in ${error.field ?? 'template'} at line ${error.line}, column ${error.column}: ${error.message}`;
-}
-
-export function templateVariables(
-  app: Services,
-  message: MessageRow,
-  context: DeliveryContext,
-  unsubscribe = unsubscribeUrl(app.config, message.id),
-): TemplateVariables {
-  // The caller's data first: the built-in names (contact, workspace, unsubscribe_url …) win.
-  return {
-    ...message.data,
-    contact: {
-      email: context.email,
-      firstName: context.first_name,
-      lastName: context.last_name,
-      phone: context.phone,
-      attributes: context.attributes,
-      leadScore: context.lead_score,
-    },
-    ...(context.event_type
-      ? { event: { type: context.event_type, metadata: context.event_metadata ?? {} } }
-      : {}),
-    ...(message.campaign_id && context.campaign_name
-      ? { campaign: { id: message.campaign_id, name: context.campaign_name } }
-      : {}),
-    workspace: { name: context.workspace_name },
-    message: { id: message.id },
-    unsubscribe_url: unsubscribe,
-  };
-}
-
-/**
- * Campaign templates are parsed once per campaign step (the templates kit keys them by their
- * source too, so a changed step is parsed anew); one-off ones are not kept.
- */
-function cacheKeyOf(message: MessageRow): string | undefined {
-  if (!message.campaign_id) return undefined;
-  return `${message.campaign_id}:${message.step_key ?? ''}`;
-}
-
-type Built = { outgoing: OutgoingMessage; rendered: RenderedContent };
-
-/** What goes to the channel, and what the row keeps of it (renderedOf). */
-function buildOutgoing(app: Services, message: MessageRow, context: DeliveryContext): Built {
-  if (message.channel === 'telegram') {
-    const outgoing = buildTelegram(app, message, context);
-    return { outgoing, rendered: renderedOf(outgoing) };
-  }
-  if (message.channel === 'push') {
-    const outgoing = buildPush(app, message, context);
-    return { outgoing, rendered: renderedOf(outgoing) };
-  }
-  return buildEmail(app, message, context);
-}
-
-/** A push's or Telegram message's rendered fields (not its signed acknowledgement, nor the chat). */
-function renderedOf(outgoing: PushMessage | ReturnType<typeof buildTelegram>): RenderedContent {
-  if (outgoing.channel === 'telegram') {
-    const { text, parseMode } = outgoing;
-    return { channel: 'telegram', text, ...(parseMode ? { parseMode } : {}) };
-  }
-  const { title, body, url, icon } = outgoing.notification;
-  return { channel: 'push', title, body, ...(url ? { url } : {}), ...(icon ? { icon } : {}) };
-}
-
-/** What the row records as the recipient: the address or the chat (push goes to the contact's browsers). */
-function recipientOf(outgoing: OutgoingMessage): string | undefined {
-  if (outgoing.channel === 'email') return outgoing.to;
-  if (outgoing.channel === 'telegram') return String(outgoing.chatId);
-  return undefined;
-}
-
-/**
- * A Telegram step's text; with parse mode HTML the contact's values are escaped like an email's HTML.
- * `cached: false` (previews) parses the source without keeping it.
- */
-export function buildTelegram(app: Services, message: MessageRow, context: DeliveryContext, cached = true) {
-  const { template } = message;
-  const parseMode = template.parseMode ?? undefined;
-  const text = renderPart(
-    'text',
-    template.text ?? template.html ?? '',
-    templateVariables(app, message, context),
-    cached ? cacheKeyOf(message) : undefined,
-    parseMode === 'HTML' ? 'html' : 'text',
-  );
-  return { channel: 'telegram' as const, id: message.id, chatId: context.telegram_chat_id!, text, parseMode };
-}
-
-/**
- * Message-ID, X-Switchboard-Message-ID and the List-Unsubscribe headers are the channel's to write.
- * Tracking goes into the HTML after rendering (the text part, made from the HTML as written, keeps
- * the plain links and never shows the honeypot); the preheader after tracking, so that it is the
- * body's first element, before the honeypot.
- */
-function buildEmail(app: Services, message: MessageRow, context: DeliveryContext): Built {
-  const token = signUnsubscribeToken(app.config, message.id);
-  const url = unsubscribeUrlOf(app.config, token);
-  const { subject, html, text, preheader } = renderEmail(
-    message.template,
-    templateVariables(app, message, context, url),
-    cacheKeyOf(message),
-  );
-  // Mail that asks for consent, or reaches someone who has not given it yet, is never tracked.
-  const consented = !message.untracked && !context.awaiting_consent;
-  const switches = { opens: consented && context.track_opens, clicks: consented && context.track_clicks };
-  const sent = {
-    subject,
-    html: withPreheader(addTracking(app.config, html, message.id, switches), preheader),
-    text,
-  };
-  return {
-    outgoing: { channel: 'email', id: message.id, to: context.email!, ...sent, unsubscribe: { url, token } },
-    rendered: { channel: 'email', ...sent, ...(preheader ? { preheader } : {}) },
-  };
-}
-
-function renderPart(
-  field: TemplateField,
-  source: string,
-  variables: TemplateVariables,
-  cacheKey?: string,
-  kind: TemplateKind = 'text',
-) {
-  try {
-    return renderText(source, variables, cacheKey === undefined ? undefined : `${cacheKey}:${field}`, kind);
-  } catch (error) {
-    if (error instanceof TemplateError) error.field = field;
-    throw error;
-  }
-}
-
-/** A rendered click or icon URL that is not http(s) (`javascript:`…) fails the message. */
-function renderUrl(field: TemplateField, source: string, variables: TemplateVariables, cacheKey?: string) {
-  const url = renderPart(field, source, variables, cacheKey).trim();
-  if (isWebUrl(url)) return url;
-  const error = new TemplateError(
-    `renders to ${JSON.stringify(url.slice(0, 100))}, not an http(s) URL`,
-    1,
-    1,
-  );
-  error.field = field;
-  throw error;
-}
-
-/**
- * The step's title, body and URLs rendered as plain text; the push channel encrypts and sends.
- * `cached: false` (previews) parses the sources without keeping them.
- */
-export function buildPush(
-  app: Services,
-  message: MessageRow,
-  context: DeliveryContext,
-  cached = true,
-): PushMessage {
-  const variables = templateVariables(app, message, context);
-  const key = cached ? cacheKeyOf(message) : undefined;
-  const { subject, text, html, push = {} } = message.template;
-  return {
-    channel: 'push',
-    id: message.id,
-    contactId: message.contact_id,
-    notification: {
-      title: renderPart('title', subject, variables, key),
-      body: renderPart('body', text ?? html ?? '', variables, key),
-      ...(push.url ? { url: renderUrl('url', push.url, variables, key) } : {}),
-      ...(push.icon ? { icon: renderUrl('icon', push.icon, variables, key) } : {}),
-      ackUrl: `${publicBase(app.config)}/api/public/push/ack`,
-      ackToken: signMessageToken(app.config, 'push', message.id),
-    },
-    ttlSeconds: push.ttlSeconds ?? Math.floor(app.config.PUSH_TTL_MS / 1000),
-    urgency: push.urgency ?? 'normal',
-    ...(push.topic ? { topic: push.topic } : {}),
-  };
 }

@@ -8,8 +8,9 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { emit } from '../outbox/emit.ts';
-import { insertMessageEvent, type MessageRow } from './queries.ts';
+import { CHANNELS, MESSAGE_STATUSES, type MessageRow } from './rows.ts';
 import { setSubscription } from './subscriptionQueries.ts';
+import { insertMessageEvent } from './timelineQueries.ts';
 
 export type FeedbackMessage = Pick<MessageRow, 'workspace_id' | 'id' | 'contact_id' | 'channel' | 'status'>;
 
@@ -17,8 +18,8 @@ const FeedbackMessageRow = z.object({
   workspace_id: z.string(),
   id: z.string(),
   contact_id: z.string(),
-  channel: z.enum(['email', 'push', 'telegram']),
-  status: z.enum(['queued', 'sending', 'sent', 'failed', 'bounced', 'suppressed']),
+  channel: z.enum(CHANNELS),
+  status: z.enum(MESSAGE_STATUSES),
 });
 
 /**

@@ -1,9 +1,10 @@
 // What other features may use of messages: the flow engine makes a message per send step and
 // delivers it; other features read subscription state and record opt-outs.
 
+export { templateVariables } from './build.ts';
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext } from './contextQueries.ts';
-export { deliverMessage, templateVariables } from './deliver.ts';
+export { deliverMessage } from './deliver.ts';
 // Provider feedback (bounces, complaints, deliveries) applied to a message.
 export {
   type FeedbackMessage,
@@ -18,15 +19,10 @@ export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,
   type Channel,
-  HIT_CLASSES,
-  type HitClass,
-  hitClass,
-  insertMessageEvent,
   MESSAGE_STATUSES,
   type MessageStatus,
   type MessageTemplate,
-  PROXY_REASON,
-} from './queries.ts';
+} from './rows.ts';
 export { TrackingSwitches } from './schemas.ts';
 export {
   type CampaignMessageInput,
@@ -37,6 +33,7 @@ export {
   putSubscriptions,
 } from './service.ts';
 export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
+export { HIT_CLASSES, type HitClass, hitClass, insertMessageEvent, PROXY_REASON } from './timelineQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {
   isWebUrl,

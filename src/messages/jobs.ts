@@ -7,10 +7,12 @@ import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emit } from '../outbox/emit.ts';
+import { failExpiredLeases } from './claimQueries.ts';
 import { deliverMessage, deliverMessages } from './deliver.ts';
+import { pruneMessageIdempotencyKeys } from './idempotencyQueries.ts';
 import { SEND_QUEUE } from './outcomes.ts';
-import { failExpiredLeases, insertMessageEvent, pruneMessageIdempotencyKeys } from './queries.ts';
 import { pacedSendJob } from './sendRate.ts';
+import { insertMessageEvent } from './timelineQueries.ts';
 
 export const SWEEP_QUEUE = 'messages.sweep';
 const SWEEP_BATCH = 500;

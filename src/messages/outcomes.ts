@@ -4,16 +4,10 @@
 import type { AppContext } from '../core/context.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { emit, emitMany } from '../outbox/emit.ts';
-import {
-  finishClaim,
-  finishSentClaims,
-  insertMessageEvent,
-  insertMessageEvents,
-  type MessageRow,
-  type MessageStatus,
-  type RenderedContent,
-} from './queries.ts';
+import { finishClaim, finishSentClaims } from './claimQueries.ts';
+import type { MessageRow, MessageStatus, RenderedContent } from './rows.ts';
 import { setSubscription } from './subscriptionQueries.ts';
+import { insertMessageEvent, insertMessageEvents } from './timelineQueries.ts';
 import { unsubscribeContact } from './unsubscribe.ts';
 
 export const SEND_QUEUE = 'messages.send';

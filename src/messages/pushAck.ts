@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
 import { emit } from '../outbox/emit.ts';
-import { insertMessageEvent } from './queries.ts';
 import { setSubscription } from './subscriptionQueries.ts';
+import { insertMessageEvent } from './timelineQueries.ts';
 
 export type PushAck = 'delivered' | 'clicked';
 

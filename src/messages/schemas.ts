@@ -1,17 +1,11 @@
 // The HTTP shapes of messages and subscriptions.
 import { z } from 'zod';
+import { CHANNEL_REGISTRY, type ChannelDefinition } from '../channels/index.ts';
 import { ValidationError } from '../core/errors.ts';
 import { pageQuery, paginated, Timestamp, WorkspaceParams } from '../http/validation.ts';
-import { parsesAsTemplate } from '../templates/index.ts';
-import {
-  CHANNELS,
-  HIT_CLASSES,
-  type HitRow,
-  hitClass,
-  MESSAGE_STATUSES,
-  type MessageRow,
-} from './queries.ts';
+import { CHANNELS, MESSAGE_STATUSES, type MessageRow, RenderedContent } from './rows.ts';
 import { OPT_OUT_REASONS, SUBSCRIPTION_CHANNELS, type SubscriptionRow } from './subscriptionQueries.ts';
+import { HIT_CLASSES, type HitRow, hitClass } from './timelineQueries.ts';
 
 const nullableId = z.string().nullable();
 
@@ -102,43 +96,12 @@ export const TrackingHit = z
   })
   .openapi('TrackingHit');
 
-const Rendered = z
-  .discriminatedUnion('channel', [
-    z
-      .object({
-        channel: z.literal('email'),
-        subject: z.string(),
-        preheader: z.string().optional().openapi({ description: 'Absent when the message had none.' }),
-        html: z.string().openapi({
-          description: 'The HTML part as sent: with its preheader, tracked links and open pixel.',
-        }),
-        text: z.string().openapi({ description: 'The text part as sent.' }),
-      })
-      .openapi('RenderedEmail'),
-    z
-      .object({
-        channel: z.literal('push'),
-        title: z.string(),
-        body: z.string(),
-        url: z.string().optional(),
-        icon: z.string().optional(),
-      })
-      .openapi('RenderedPush'),
-    z
-      .object({
-        channel: z.literal('telegram'),
-        text: z.string(),
-        parseMode: z.enum(['HTML', 'MarkdownV2']).optional(),
-      })
-      .openapi('RenderedTelegram'),
-  ])
-  .nullable()
-  .openapi({
-    description:
-      'What was rendered and handed to the channel at the last attempt, as the contact got it; null ' +
-      'when nothing was (queued, suppressed, a template error). Kept with the message, erased with it ' +
-      'and with its contact.',
-  });
+const Rendered = RenderedContent.nullable().openapi({
+  description:
+    'What was rendered and handed to the channel at the last attempt, as the contact got it; null ' +
+    'when nothing was (queued, suppressed, a template error). Kept with the message, erased with it ' +
+    'and with its contact.',
+});
 
 export const MessageDetail = MessageSchema.extend({
   rendered: Rendered,
@@ -159,29 +122,42 @@ export const ListMessagesQuery = z.object({
 
 export const MessageParams = WorkspaceParams.extend({ messageId: z.string() });
 
+const SendCommon = {
+  contactId: z.string().min(1).optional(),
+  email: z
+    .email()
+    .max(320)
+    .transform((email) => email.trim().toLowerCase())
+    .optional(),
+  data: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Template variables.' }),
+  ignoreUnsubscribe: z
+    .boolean()
+    .optional()
+    .openapi({
+      description:
+        'Send even to a contact who unsubscribed (messages the law allows: receipts, password resets). ' +
+        'Hard bounces and complaints are never bypassed.',
+    }),
+};
+
+/** The channels that take one-off messages, each with its content fields (ChannelDefinition.transactional). */
+const TRANSACTIONAL = CHANNEL_REGISTRY.flatMap((channel: ChannelDefinition) =>
+  channel.transactional ? [{ name: channel.name, content: channel.transactional }] : [],
+);
+
+const SendVariants = TRANSACTIONAL.map(({ name, content }) =>
+  content.fields.extend({ channel: z.literal(name), ...SendCommon }),
+) as unknown as [
+  z.ZodObject<{ channel: z.ZodLiteral<string> }>,
+  ...z.ZodObject<{ channel: z.ZodLiteral<string> }>[],
+];
+
 export const SendMessageBody = z
-  .strictObject({
-    contactId: z.string().min(1).optional(),
-    email: z
-      .email()
-      .max(320)
-      .transform((email) => email.trim().toLowerCase())
-      .optional(),
-    channel: z.literal('email', { error: 'must be "email" (push and Telegram come later)' }),
-    subject: z.string().min(1).max(998).superRefine(parsesAsTemplate('text')),
-    html: z.string().min(1).max(500_000).superRefine(parsesAsTemplate('html')).optional(),
-    text: z.string().min(1).max(500_000).superRefine(parsesAsTemplate('text')).optional(),
-    data: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Template variables.' }),
-    ignoreUnsubscribe: z
-      .boolean()
-      .optional()
-      .openapi({
-        description:
-          'Send even to a contact who unsubscribed (mail the law allows: receipts, password resets). ' +
-          'Hard bounces and complaints are never bypassed.',
-      }),
+  .discriminatedUnion('channel', SendVariants, {
+    error: `channel must be one of ${TRANSACTIONAL.map(({ name }) => `"${name}"`).join(', ')}`,
   })
-  .superRefine((body, ctx) => {
+  .superRefine((raw, ctx) => {
+    const body = raw as { contactId?: string; email?: string; channel: string };
     if ((body.contactId === undefined) === (body.email === undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -189,8 +165,9 @@ export const SendMessageBody = z
         message: 'give exactly one of contactId and email',
       });
     }
-    if (body.html === undefined && body.text === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['html'], message: 'give html, text or both' });
+    const content = TRANSACTIONAL.find(({ name }) => name === body.channel)?.content;
+    for (const problem of content?.problems?.(body) ?? []) {
+      ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
     }
   })
   .openapi('SendMessage');

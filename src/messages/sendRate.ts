@@ -11,7 +11,8 @@ import type { AppContext } from '../core/context.ts';
 import type { Db } from '../db/pool.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
-import { lockMessageWithoutSlot, type MessageRow, rateSlotWaitMs, setRateSlot } from './queries.ts';
+import { lockMessageWithoutSlot, rateSlotWaitMs, setRateSlot } from './claimQueries.ts';
+import type { MessageRow } from './rows.ts';
 
 export const PACED_SEND_QUEUE = 'messages.send-paced';
 

@@ -1,5 +1,6 @@
 // Messages: making them (campaign steps and transactional sends), reading them, and the
 // subscription state that decides whether they may be sent. Transactions are the caller's.
+import { channelNamed } from '../channels/index.ts';
 import { type ContactEffects, createContact, getContact } from '../contacts/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -8,24 +9,25 @@ import type { Db, Tx } from '../db/pool.ts';
 import type { Boss } from '../jobs/boss.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { findContactIdByEmail } from './contextQueries.ts';
+import { claimIdempotencyKey } from './idempotencyQueries.ts';
 import { SEND_JOB_MESSAGES, SEND_QUEUE } from './outcomes.ts';
 import {
-  type Channel,
-  claimIdempotencyKey,
   findMessage,
   findMessageByStep,
   findMessageDetail,
   insertCampaignMessages,
   insertMessage,
+  listMessagePage,
+  type MessageFilter,
+} from './queries.ts';
+import type { Channel, MessageTemplate } from './rows.ts';
+import { listSubscriptions, type SubscriptionChannel, setSubscription } from './subscriptionQueries.ts';
+import {
   insertMessageEvent,
   insertMessageEvents,
   listMessageEvents,
   listMessageHits,
-  listMessagePage,
-  type MessageFilter,
-  type MessageTemplate,
-} from './queries.ts';
-import { listSubscriptions, type SubscriptionChannel, setSubscription } from './subscriptionQueries.ts';
+} from './timelineQueries.ts';
 import { unsubscribeContact } from './unsubscribe.ts';
 
 export type CreateMessageInput = {
@@ -138,16 +140,21 @@ export async function enqueueDelivery(
   );
 }
 
+/** A one-off message: whom to, on which channel, and the channel's content fields (ChannelDefinition.transactional). */
 export type TransactionalInput = {
   contactId?: string;
   email?: string;
-  channel: 'email';
-  subject: string;
-  html?: string;
-  text?: string;
+  channel: string;
   data?: Record<string, unknown>;
   ignoreUnsubscribe?: boolean;
-};
+} & Record<string, unknown>;
+
+/** The template the channel makes of the content fields (they passed its schema in SendMessageBody). */
+function transactionalTemplate(input: TransactionalInput): MessageTemplate {
+  const content = channelNamed(input.channel).transactional;
+  if (!content) throw new Error(`channel ${input.channel} takes no one-off messages`);
+  return content.templateOf(input as never);
+}
 
 /**
  * A one-off message now: to the contact named, or the one with the email (made if there is none).
@@ -170,10 +177,8 @@ export async function createTransactional(
     id,
     workspaceId,
     contactId,
-    channel: input.channel,
-    // Without HTML the text is the body: the text part verbatim, and an HTML part that shows it as
-    // written (the templates kit's textToHtml).
-    template: { subject: input.subject, html: input.html ?? null, text: input.text ?? null },
+    channel: input.channel as Channel,
+    template: transactionalTemplate(input),
     data: input.data,
     ignoreUnsubscribe: input.ignoreUnsubscribe,
   });

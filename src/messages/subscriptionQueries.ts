@@ -1,9 +1,11 @@
 // SQL for contact subscriptions (opt-outs per channel, 'all' for the global one) and the one
 // statement messages run on enrollments: the exit of an unsubscribed contact.
 import { z } from 'zod';
+import { CHANNEL_NAMES } from '../channels/index.ts';
 import { type Db, jsonbRows, sql } from '../db/pool.ts';
 
-export const SUBSCRIPTION_CHANNELS = ['email', 'push', 'telegram', 'all'] as const;
+/** Every registered channel, and `all` (the global opt-out). */
+export const SUBSCRIPTION_CHANNELS = [...CHANNEL_NAMES, 'all'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
 export const OPT_OUT_REASONS = [
   'link',

@@ -2,9 +2,9 @@
 // provider): the subscription row, the message's timeline, the webhook, and the exit of the
 // contact's enrollments in campaigns that can no longer reach them, in the caller's transaction.
 // A repeated opt-out changes nothing and emits nothing, so every door is idempotent.
+import { channelNamed } from '../channels/index.ts';
 import type { Db } from '../db/pool.ts';
 import { emit } from '../outbox/emit.ts';
-import { insertMessageEvent } from './queries.ts';
 import {
   exitEnrollmentsOnUnsubscribe,
   liftOwnOptOuts,
@@ -12,6 +12,7 @@ import {
   type SubscriptionChannel,
   setSubscription,
 } from './subscriptionQueries.ts';
+import { insertMessageEvent } from './timelineQueries.ts';
 
 export async function unsubscribeContact(
   tx: Db,
@@ -36,10 +37,11 @@ export async function unsubscribeContact(
   }
   if (channel === 'all') {
     await emit(tx, { workspaceId, type: 'unsubscribe.all', data: { contactId } });
-  } else if (channel === 'email') {
-    await emit(tx, { workspaceId, type: 'unsubscribe.email', data: { contactId, channel, messageId } });
   } else {
-    await emit(tx, { workspaceId, type: `unsubscribe.${channel}`, data: { contactId, channel } });
+    // The channel's event carries the message where its documented fields say so.
+    const withMessage = 'messageId' in channelNamed(channel).unsubscribeEvent;
+    const data = { contactId, channel, ...(withMessage ? { messageId } : {}) };
+    await emit(tx, { workspaceId, type: `unsubscribe.${channel}`, data });
   }
   await exitEnrollmentsOnUnsubscribe(tx, workspaceId, contactId, channel);
   return true;

@@ -10,7 +10,7 @@ import { findContact } from '../contacts/index.ts';
 import type { Db } from '../db/pool.ts';
 import { escapeHtml, layout } from '../http/html.ts';
 import { findWorkspaceById } from '../workspaces/index.ts';
-import type { MessageRow } from './queries.ts';
+import type { MessageRow } from './rows.ts';
 import { ADDRESS_REFUSALS, listSubscriptions, type OptOutReason } from './subscriptionQueries.ts';
 
 /** subscribed; unsubscribed from the message's channel, or from everything; or refused by the address. */

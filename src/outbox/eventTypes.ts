@@ -25,9 +25,6 @@ export const OUTGOING_EVENT_TYPES = [
   'message.bounced',
   'message.complained',
   'message.failed',
-  'unsubscribe.email',
-  'unsubscribe.push',
-  'unsubscribe.telegram',
   'unsubscribe.all',
   'form.submitted',
   'push.subscribed',
@@ -35,7 +32,14 @@ export const OUTGOING_EVENT_TYPES = [
   'event.tracked',
 ] as const;
 
-export type OutgoingEventType = (typeof OUTGOING_EVENT_TYPES)[number];
+/**
+ * Each channel's opt-out, `unsubscribe.<channel>`: the channels declare them (their registry, in
+ * the channels feature), which this kit cannot name; the webhooks feature lists and documents them.
+ */
+export type ChannelEventType = `unsubscribe.${string}`;
+
+export type OutgoingEventType = (typeof OUTGOING_EVENT_TYPES)[number] | ChannelEventType;
+type FixedEventType = (typeof OUTGOING_EVENT_TYPES)[number];
 
 const id = z.string();
 const optionalText = z.string().nullable().optional();
@@ -75,9 +79,6 @@ export const EVENT_DATA = {
   'message.bounced': { messageId: id, contactId: id, bounceType: z.enum(['hard', 'soft']) },
   'message.complained': { messageId: id, contactId: id },
   'message.failed': { messageId: id, contactId: id, error: z.string() },
-  'unsubscribe.email': { contactId: id, channel, messageId: id.nullable() },
-  'unsubscribe.push': { contactId: id, channel },
-  'unsubscribe.telegram': { contactId: id, channel },
   'unsubscribe.all': { contactId: id },
   'form.submitted': { formId: id, submissionId: id, fields: z.record(z.string(), z.unknown()) },
   'push.subscribed': { contactId: id, endpoint: z.string() },
@@ -87,7 +88,12 @@ export const EVENT_DATA = {
     eventType: z.string(),
     metadata: z.record(z.string(), z.unknown()),
   },
-} satisfies Record<OutgoingEventType, Record<string, z.ZodType>>;
+} satisfies Record<FixedEventType, Record<string, z.ZodType>>;
+
+/** What a channel's opt-out carries: the channel declares its fields (messageId where it knows one). */
+export type ChannelEventData = { contactId: string; channel: string; messageId?: string | null };
 
 /** What an event of type T carries in `data`, as its documented schema takes it. */
-export type EventData<T extends OutgoingEventType> = z.input<z.ZodObject<(typeof EVENT_DATA)[T]>>;
+export type EventData<T extends OutgoingEventType> = T extends FixedEventType
+  ? z.input<z.ZodObject<(typeof EVENT_DATA)[T]>>
+  : ChannelEventData;

@@ -100,7 +100,7 @@ describe('campaigns: definition and status', () => {
       const cases: [unknown, string][] = [
         [{ ...valid, steps: [] }, 'body.steps'],
         [{ ...valid, steps: [{ type: 'wait', duration: '2 days' }] }, 'body.steps.0.duration'],
-        [{ ...valid, steps: [{ type: 'send', channel: 'sms', text: 'x' }] }, 'body.steps.0.channel'],
+        [{ ...valid, steps: [{ type: 'send', channel: 'fax', text: 'x' }] }, 'body.steps.0.channel'],
         [{ ...valid, steps: [{ type: 'send', channel: 'email', subject: 'x' }] }, 'body.steps.0.body'],
         [
           {

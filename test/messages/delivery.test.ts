@@ -3,9 +3,9 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
+import { claimMessage } from '../../src/messages/claimQueries.ts';
 import { createMessage, deliverMessage } from '../../src/messages/index.ts';
 import { sweepInterruptedSends } from '../../src/messages/jobs.ts';
-import { claimMessage } from '../../src/messages/queries.ts';
 import { server } from '../support/server.ts';
 import {
   activeCampaign,

@@ -205,7 +205,7 @@ describe('transactional messages', () => {
     const cases: [unknown, string][] = [
       [{ channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],
       [{ email: 'a@b.test', contactId: 'ct_x', channel: 'email', subject: 'x', html: 'y' }, 'body.contactId'],
-      [{ email: 'a@b.test', channel: 'sms', subject: 'x', html: 'y' }, 'body.channel'],
+      [{ email: 'a@b.test', channel: 'fax', subject: 'x', html: 'y' }, 'body.channel'],
       [{ email: 'a@b.test', channel: 'email', subject: 'x' }, 'body.html'],
       [{ email: 'a@b.test', channel: 'email', subject: '{{ x | evil }}', html: 'y' }, 'body.subject'],
       [{ email: 'a@b.test', channel: 'email', subject: 'x', html: '{% if %}' }, 'body.html'],

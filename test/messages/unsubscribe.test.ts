@@ -2,6 +2,7 @@
 // tokens, the webhooks, suppression of later sends, and exits from email-only campaigns.
 import { expect } from 'chai';
 import { z } from 'zod';
+import { CHANNEL_NAMES } from '../../src/channels/index.ts';
 import { sql } from '../../src/db/pool.ts';
 import type { Client } from '../support/client.ts';
 import { expectProblem } from '../support/factories.ts';
@@ -313,12 +314,10 @@ describe('contact subscriptions API', () => {
     const { client, base, workspaceId } = await messagingWorkspace();
     const contactId = await makeContact(client, base, { email: `s.${Date.now()}@example.test` });
     const initial = await client.get(`${base}/contacts/${contactId}/subscriptions`);
-    expect(initial.body.subscriptions.map((s: { status: string }) => s.status)).to.deep.equal([
-      'subscribed',
-      'subscribed',
-      'subscribed',
-      'subscribed',
-    ]);
+    // One entry per registered channel, and `all`.
+    expect(
+      initial.body.subscriptions.map((s: { channel: string; status: string }) => [s.channel, s.status]),
+    ).to.deep.equal([...CHANNEL_NAMES, 'all'].map((channel) => [channel, 'subscribed']));
     const off = { subscriptions: [{ channel: 'email', status: 'unsubscribed' }] };
     const put = await client.put(`${base}/contacts/${contactId}/subscriptions`, off);
     expect(put.status, put.text).to.equal(200);
@@ -367,7 +366,7 @@ describe('contact subscriptions API', () => {
     });
     const problem = expectProblem(twice, 400) as unknown as { errors: { path: string }[] };
     expect(problem.errors[0].path).to.equal('body.subscriptions.1.channel');
-    expectProblem(await client.put(path, { subscriptions: [{ channel: 'sms', status: 'subscribed' }] }), 400);
+    expectProblem(await client.put(path, { subscriptions: [{ channel: 'fax', status: 'subscribed' }] }), 400);
     expectProblem(await client.put(path, { subscriptions: [] }), 400);
     expectProblem(await client.get(`${base}/contacts/ct_nope/subscriptions`), 404);
     expectProblem(await other.client.get(`${other.base}/contacts/${contactId}/subscriptions`), 404);

@@ -1,7 +1,7 @@
 // Webhook endpoint management: create (secret once), list with counts, update, rotate, delete
 // with its deliveries; validation; who may do what; the event types in the OpenAPI document.
 import { expect } from 'chai';
-import { OUTGOING_EVENT_TYPES } from '../../src/outbox/eventTypes.ts';
+import { EVENT_TYPES as OUTGOING_EVENT_TYPES } from '../../src/webhooks/eventSchemas.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
