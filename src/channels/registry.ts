@@ -4,11 +4,12 @@
 import { z } from 'zod';
 import { emailChannel } from './email/channel.ts';
 import { pushChannel } from './push/channel.ts';
+import { smsChannel } from './sms/channel.ts';
 import { telegramChannel } from './telegram/channel.ts';
 import type { ChannelDefinition } from './types.ts';
 
 /** In the order the API documents them. */
-export const CHANNEL_REGISTRY = [emailChannel, pushChannel, telegramChannel] as const;
+export const CHANNEL_REGISTRY = [emailChannel, pushChannel, telegramChannel, smsChannel] as const;
 
 type Registry = typeof CHANNEL_REGISTRY;
 /** The tuple of one field of each channel (a homomorphic mapping keeps it a tuple). */
