@@ -3,6 +3,7 @@
 // opt-out emits its event and exits campaigns that only send on that channel), and the latest
 // messages sent to the contact.
 import type { Request, Response, Router } from 'express';
+import { channelNamed } from '../channels/index.ts';
 import {
   type BadgeKind,
   badge,
@@ -21,17 +22,15 @@ import type { ContactPanel, ContactView } from '../contacts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { ValidationError } from '../core/errors.ts';
 import { pageWindow } from '../db/paginate.ts';
-import type { MessageStatus } from './queries.ts';
+import type { MessageStatus } from './rows.ts';
 import { toSubscriptions } from './schemas.ts';
 import { getSubscriptions, listMessages, putSubscriptions } from './service.ts';
 import { SUBSCRIPTION_CHANNELS } from './subscriptionQueries.ts';
 
-const CHANNEL_LABELS: Record<(typeof SUBSCRIPTION_CHANNELS)[number], string> = {
-  email: 'Email',
-  push: 'Push',
-  telegram: 'Telegram',
-  all: 'Everything (global opt-out)',
-};
+/** A subscription's row label: the channel's own title (the registry's), or the global opt-out. */
+function channelLabel(channel: (typeof SUBSCRIPTION_CHANNELS)[number]): string {
+  return channel === 'all' ? 'Everything (global opt-out)' : channelNamed(channel).title;
+}
 
 const REASON_LABELS: Record<string, string> = {
   link: 'unsubscribe link',
@@ -48,7 +47,7 @@ async function renderSubscriptions(view: ContactView): Promise<SafeHtml> {
   const items = subscriptions.map((s) => {
     const id = `sub-${s.channel}`;
     const reason = s.reason ? ` (${REASON_LABELS[s.reason] ?? s.reason})` : '';
-    return html`<tr><th scope="row"><label for="${id}">${CHANNEL_LABELS[s.channel]}</label></th>
+    return html`<tr><th scope="row"><label for="${id}">${channelLabel(s.channel)}</label></th>
 <td><select id="${id}" name="${s.channel}">
 <option value="subscribed"${s.status === 'subscribed' ? html` selected` : ''}>Subscribed</option>
 <option value="unsubscribed"${s.status === 'unsubscribed' ? html` selected` : ''}>Unsubscribed</option></select></td>
