@@ -28,6 +28,7 @@ const FEATURE_ORDER = [
   'accounts',
   'channels',
   'health',
+  'audit',
 ];
 /**
  * Platform kits, top to bottom: they know no feature, and each may import only those after it.

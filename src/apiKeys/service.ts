@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
@@ -37,15 +38,20 @@ export async function createApiKey(
   input: { name: string; scopes: Scope[]; expiresAt?: string; createdBy: string | null },
 ): Promise<CreatedApiKey> {
   const key = generateApiKey();
-  const row = await insertApiKey(db, {
-    id: newId('apiKey'),
-    workspaceId,
-    name: input.name,
-    keyHash: hashApiKey(key),
-    ...keyDisplayParts(key),
-    scopes: input.scopes,
-    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
-    createdBy: input.createdBy,
+  const row = await db.transaction(async (tx) => {
+    const inserted = await insertApiKey(tx, {
+      id: newId('apiKey'),
+      workspaceId,
+      name: input.name,
+      keyHash: hashApiKey(key),
+      ...keyDisplayParts(key),
+      scopes: input.scopes,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      createdBy: input.createdBy,
+    });
+    const after = toListedApiKey(inserted);
+    await recordAudit(tx, { workspaceId, action: 'apiKey.created', targetId: inserted.id, after });
+    return inserted;
   });
   return {
     id: row.id,
@@ -62,6 +68,9 @@ export async function listApiKeys(db: Db, workspaceId: string) {
 }
 
 export async function revokeKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
-  if (!(await revokeApiKey(db, workspaceId, keyId))) throw new NotFoundError('API key');
+  await db.transaction(async (tx) => {
+    if (!(await revokeApiKey(tx, workspaceId, keyId))) throw new NotFoundError('API key');
+    await recordAudit(tx, { workspaceId, action: 'apiKey.revoked', targetId: keyId });
+  });
   forgetCachedApiKeys(db);
 }

@@ -15,6 +15,7 @@
 
 import { feature as accounts } from '../accounts/feature.ts';
 import { feature as apiKeys } from '../apiKeys/feature.ts';
+import { feature as audit } from '../audit/feature.ts';
 import { feature as campaigns } from '../campaigns/feature.ts';
 import { feature as channels } from '../channels/feature.ts';
 import { feature as contacts } from '../contacts/feature.ts';
@@ -58,6 +59,7 @@ export const FEATURES: readonly Feature[] = [
   accounts,
   channels,
   health,
+  audit,
 ];
 
 /** Bottom to top: the features others build on first (routes, pages, jobs, commands). */

@@ -1,8 +1,11 @@
 // The CLI kit, shared by every feature's commands: a database (DATABASE_URL, or the embedded one
 // of `npm start`, started if it is not running), output as text or --json, and errors on stderr.
+
+import { userInfo } from 'node:os';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { type Config, configOrExit, configWarnings } from '../config.ts';
+import { actingAs } from '../core/actor.ts';
 import { type FieldError, ValidationError } from '../core/errors.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { resolveDatabase } from '../db/resolve.ts';
@@ -83,11 +86,22 @@ function errorLines(error: unknown): string[] {
   return [String(error)];
 }
 
+/** The operating-system user running the CLI, for the audit log; null where the system has none. */
+function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs a command action, turning failures into a message on stderr and exit code 1. */
 export function run<A extends unknown[]>(action: (...args: A) => Promise<void>) {
   return async (...args: A) => {
     try {
-      await action(...args);
+      await actingAs({ actor: { kind: 'cli', osUser: osUser() }, origin: { kind: 'cli' } }, () =>
+        action(...args),
+      );
     } catch (error) {
       for (const line of errorLines(error)) process.stderr.write(`error: ${line}\n`);
       process.exitCode = 1;

@@ -836,6 +836,13 @@ export const VARIABLES = {
     unset: 'kept for ever',
     formerly: { name: 'RETENTION_TRACKING_HITS_DAYS', unit: 'days' },
   }),
+  RETENTION_AUDIT_LOG_MS: variable(milliseconds(DAY, 36_500 * DAY), {
+    default: String(365 * DAY),
+    group: 'Retention',
+    audience: 'common',
+    description:
+      "How long the audit log's entries (configuration changes: who, what, when, from where) are kept",
+  }),
   RETENTION_CRON: variable(cronExpression, {
     default: '*/15 * * * *',
     group: 'Retention',

@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   formSubmission: 'fsub',
   feedbackEndpoint: 'fbe',
   feedbackReceipt: 'fbr',
+  auditEntry: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,6 +3,7 @@
 // then check membership (sessions) or that the key belongs to the workspace and has the scope.
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { Acting } from '../core/actor.ts';
 import type { AppContext } from '../core/context.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../core/errors.ts';
 import { sql } from '../db/pool.ts';
@@ -99,4 +100,16 @@ export async function authenticate(app: AppContext, req: Request, rule: Access):
 /** The acting user's id when the caller is a session (for audit columns such as created_by). */
 export function actingUserId(principal: Principal): string | null {
   return principal.kind === 'session' ? principal.userId : null;
+}
+
+/** Who acts for the audit log, and from where: the session's user or the key, the client's address. */
+export function actingFor(principal: Principal, req: Request): Acting {
+  const origin = {
+    kind: 'http',
+    ip: req.ip ?? null,
+    userAgent: req.get('user-agent')?.slice(0, 500) ?? null,
+  } as const;
+  if (principal.kind === 'session') return { actor: { kind: 'user', userId: principal.userId }, origin };
+  if (principal.kind === 'key') return { actor: { kind: 'apiKey', keyId: principal.keyId }, origin };
+  return { actor: { kind: 'system' }, origin };
 }

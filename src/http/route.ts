@@ -3,12 +3,13 @@
 // principal, and return `{ status, body }`; they never touch `res` except for special cases.
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import { actingAs } from '../core/actor.ts';
 import type { AppContext } from '../core/context.ts';
 import { ValidationError } from '../core/errors.ts';
 import { runAsWorkspace } from '../db/workspaceShare.ts';
 import { type Access, describeAccess, requiredRole, security } from './access.ts';
 import { ProblemSchema, RetryAfterHeader, registry } from './openapi.ts';
-import { authenticate, type Principal } from './principal.ts';
+import { actingFor, authenticate, type Principal } from './principal.ts';
 import { problemExample } from './problemExamples.ts';
 
 export { type Access, access } from './access.ts';
@@ -271,7 +272,9 @@ export function defineRoute<
     const query = parseWith(spec.query, withoutEmptyValues(routeQuery(req)), 'query') as Out<Q>;
     const rawBody = req.body === undefined && spec.bodyRequired === false ? {} : req.body;
     const body = parseWith(spec.body, rawBody, 'body') as Out<B>;
-    const handle = () => spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res });
+    const acting = actingFor(principalAndWorkspace.principal, req);
+    const handle = () =>
+      actingAs(acting, () => spec.handler({ params, query, body, ...principalAndWorkspace, app, req, res }));
     // A workspace's requests draw on its share of the pool (db/workspaceShare.ts).
     const reply =
       spec.access.kind === 'workspace'

@@ -1,4 +1,5 @@
 // Scoring rules, score history and the workspace's decay setting.
+import { recordAudit } from '../audit/index.ts';
 import { getContact } from '../contacts/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -61,7 +62,11 @@ export async function getScoringRule(db: Db, workspaceId: string, ruleId: string
 }
 
 export async function createScoringRule(db: Db, workspaceId: string, input: RuleInput) {
-  return toScoringRule(await insertScoringRule(db, workspaceId, newId('scoringRule'), fields(input)));
+  return db.transaction(async (tx) => {
+    const rule = toScoringRule(await insertScoringRule(tx, workspaceId, newId('scoringRule'), fields(input)));
+    await recordAudit(tx, { workspaceId, action: 'scoringRule.created', targetId: rule.id, after: rule });
+    return rule;
+  });
 }
 
 export async function updateScoringRule(
@@ -82,13 +87,21 @@ export async function updateScoringRule(
       cooldown: patch.cooldown === undefined ? current.cooldown : patch.cooldown,
       active: patch.active ?? current.active,
     };
-    return toScoringRule(await updateRuleRow(tx, workspaceId, ruleId, fields(merged)));
+    const after = toScoringRule(await updateRuleRow(tx, workspaceId, ruleId, fields(merged)));
+    const before = toScoringRule(current);
+    await recordAudit(tx, { workspaceId, action: 'scoringRule.updated', targetId: ruleId, before, after });
+    return after;
   });
 }
 
 /** Deleting a rule keeps the history it wrote (its ruleId stays in past changes). */
 export async function deleteScoringRule(db: Db, workspaceId: string, ruleId: string) {
-  if (!(await deleteRuleRow(db, workspaceId, ruleId))) throw new NotFoundError('Scoring rule');
+  await db.transaction(async (tx) => {
+    const current = await findScoringRule(tx, workspaceId, ruleId, true);
+    if (!current || !(await deleteRuleRow(tx, workspaceId, ruleId))) throw new NotFoundError('Scoring rule');
+    const before = toScoringRule(current);
+    await recordAudit(tx, { workspaceId, action: 'scoringRule.deleted', targetId: ruleId, before });
+  });
 }
 
 export async function scoreHistoryPage(db: Db, workspaceId: string, contactId: string, page: Page) {
@@ -123,5 +136,11 @@ export async function putScoringSettings(
   input: { decay: { points: number; every: string } | null },
 ) {
   const decay = input.decay && { ...input.decay, everySeconds: durationSeconds(input.decay.every)! };
-  return toSettings(await upsertScoringSettings(db, workspaceId, decay));
+  return db.transaction(async (tx) => {
+    const before = toSettings(await findScoringSettings(tx, workspaceId));
+    const after = toSettings(await upsertScoringSettings(tx, workspaceId, decay));
+    const targetId = workspaceId;
+    await recordAudit(tx, { workspaceId, action: 'scoringSettings.updated', targetId, before, after });
+    return after;
+  });
 }

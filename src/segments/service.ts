@@ -3,6 +3,7 @@
 // in the worker (status `computing` until the last page). A workspace holds at most
 // SEGMENTS_PER_WORKSPACE segments.
 
+import { recordAudit } from '../audit/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -98,6 +99,7 @@ export async function createSegment(
     await checkSegmentCap(app, tx, workspaceId);
     const write = (input: SegmentWrite) => insertSegment(tx, workspaceId, id, input);
     await writeAndCompute(app, tx, workspaceId, id, write, fields);
+    await recordAudit(tx, { workspaceId, action: 'segment.created', targetId: id, after: fields });
     return getSegment(tx, workspaceId, id);
   });
 }
@@ -119,6 +121,14 @@ export async function updateSegment(
     const write = (input: SegmentWrite) => updateSegmentRow(tx, workspaceId, segmentId, input);
     if (patch.rules) await writeAndCompute(app, tx, workspaceId, segmentId, write, fields);
     else await write({ ...fields, dependencies: ruleDependencies(fields.rules), status: current.status });
+    const before = { name: current.name, description: current.description, rules: current.rules };
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'segment.updated',
+      targetId: segmentId,
+      before,
+      after: fields,
+    });
     return getSegment(tx, workspaceId, segmentId);
   });
 }
@@ -132,6 +142,9 @@ export async function deleteSegment(db: Db, workspaceId: string, segmentId: stri
     if (!(await lockSegment(tx, workspaceId, segmentId))) throw new NotFoundError('Segment');
     const campaigns = await campaignsUsingSegment(tx, workspaceId, segmentId);
     if (campaigns.length > 0) throw new ConflictError(segmentInUse(campaigns), 'segment-in-use');
+    const { name, description, rules } = (await findSegment(tx, workspaceId, segmentId))!;
     await deleteSegmentRow(tx, workspaceId, segmentId);
+    const before = { name, description, rules };
+    await recordAudit(tx, { workspaceId, action: 'segment.deleted', targetId: segmentId, before });
   });
 }

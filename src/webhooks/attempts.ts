@@ -1,6 +1,8 @@
 // Making a claimed attempt and recording what it did. Used by the dispatcher (streaming) and by
 // the CLI's replay and ping (in batches), so every attempt, however started, is recorded alike.
+
 import type { DatabasePool } from 'slonik';
+import { recordAudit } from '../audit/index.ts';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
@@ -171,6 +173,15 @@ async function recordFailures(tx: Tx, config: Config, failures: readonly Outcome
     failing.failed,
     config.WEBHOOK_DISABLE_AFTER_MS / 86_400_000,
   );
+  for (const row of disabled) {
+    const after = { active: false, disabledReason: row.disabled_reason };
+    await recordAudit(tx, {
+      workspaceId: row.workspace_id,
+      action: 'webhook.disabled',
+      targetId: row.id,
+      after,
+    });
+  }
   const lastFailure = lastFailureByEndpoint(failures);
   await annotateDeliveries(
     tx,

@@ -70,7 +70,7 @@ export async function startFailureStreaks(tx: Tx, endpointIds: readonly string[]
   `);
 }
 
-const DisabledRow = z.object({ id: z.string(), disabled_reason: z.string() });
+const DisabledRow = z.object({ workspace_id: z.string(), id: z.string(), disabled_reason: z.string() });
 
 /** Disables endpoints that answered 410, or have only failed for `days`; returns them with why. */
 export async function disableFailingEndpoints(
@@ -94,7 +94,7 @@ export async function disableFailingEndpoints(
       id = any(${textArray(gone)}) or
       (id = any(${textArray(failed)}) and failing_since <= now() - ${days} * interval '1 day')
     )
-    returning id, disabled_reason
+    returning workspace_id, id, disabled_reason
   `);
 }
 

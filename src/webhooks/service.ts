@@ -1,4 +1,5 @@
 // Webhook endpoints and the delivery log: what the routes and the CLI call.
+import { recordAudit } from '../audit/index.ts';
 import type { Config } from '../config.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -106,16 +107,25 @@ export async function createEndpoint(
   if (input.url) await checkUrlAllowed(config, input.url);
   const id = newId('webhookEndpoint');
   const secret = input.signed ? generateSecret() : null;
-  const row = await insertEndpoint(db, {
-    id,
-    workspaceId,
-    name: input.name ?? defaultName(input),
-    direction: input.direction,
-    url: input.url ?? null,
-    events: input.events ?? [],
-    signatureScheme: input.signatureScheme ?? 'either',
-    secret: secret === null ? null : sealSigningSecret(workspaceId, id, secret),
-    active: input.active,
+  const row = await db.transaction(async (tx) => {
+    const inserted = await insertEndpoint(tx, {
+      id,
+      workspaceId,
+      name: input.name ?? defaultName(input),
+      direction: input.direction,
+      url: input.url ?? null,
+      events: input.events ?? [],
+      signatureScheme: input.signatureScheme ?? 'either',
+      secret: secret === null ? null : sealSigningSecret(workspaceId, id, secret),
+      active: input.active,
+    });
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'webhook.created',
+      targetId: id,
+      after: toEndpoint(inserted),
+    });
+    return inserted;
   });
   return { ...toEndpoint(row), secret };
 }
@@ -161,26 +171,36 @@ export async function changeEndpoint(
     }
     const row = (await updateEndpoint(tx, workspaceId, endpointId, changes)) as EndpointRow;
     if (current.active && !row.active) await skipQueuedAttempts(tx, [endpointId]);
-    return toEndpoint(row);
+    const [before, after] = [toEndpoint(current), toEndpoint(row)];
+    await recordAudit(tx, { workspaceId, action: 'webhook.updated', targetId: endpointId, before, after });
+    return after;
   });
 }
 
 export async function removeEndpoint(db: Db, workspaceId: string, endpointId: string): Promise<void> {
-  if (!(await deleteEndpoint(db, workspaceId, endpointId)))
-    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  await db.transaction(async (tx) => {
+    const before = toEndpoint(await requireEndpoint(tx, workspaceId, endpointId, true));
+    await deleteEndpoint(tx, workspaceId, endpointId);
+    await recordAudit(tx, { workspaceId, action: 'webhook.deleted', targetId: endpointId, before });
+  });
 }
 
 export async function rotateSecret(db: Db, workspaceId: string, endpointId: string) {
   const secret = generateSecret();
-  const row = await rotateEndpointSecret(
-    db,
-    workspaceId,
-    endpointId,
-    sealSigningSecret(workspaceId, endpointId, secret),
-    ROTATION_GRACE_SECONDS,
-  );
-  if (!row)
-    throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+  const row = await db.transaction(async (tx) => {
+    const rotated = await rotateEndpointSecret(
+      tx,
+      workspaceId,
+      endpointId,
+      sealSigningSecret(workspaceId, endpointId, secret),
+      ROTATION_GRACE_SECONDS,
+    );
+    if (!rotated)
+      throw new NotFoundError('Webhook endpoint', `No webhook endpoint ${endpointId} in this workspace.`);
+    const after = { previousSecretExpiresAt: rotated.previous_secret_expires_at };
+    await recordAudit(tx, { workspaceId, action: 'webhook.secretRotated', targetId: endpointId, after });
+    return rotated;
+  });
   return { ...toEndpoint(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at };
 }
 
@@ -227,6 +247,8 @@ export async function retryDelivery(
         'url-changed',
       );
     const [queued] = await queueManualAttempts(tx, workspaceId, [delivery.message_id]);
+    const after = { deliveryId, retryDeliveryId: queued.id, url: endpoint.url };
+    await recordAudit(tx, { workspaceId, action: 'webhook.deliveryRetried', targetId: endpoint.id, after });
     return { deliveryId: queued.id };
   });
 }
