@@ -3,7 +3,7 @@
 // from where come from the request or command running it (core/actor.ts); what changed is the
 // action, its target and, for settings, before and after, which are redacted (redact.ts) before
 // they are stored.
-import { type Acting, currentActing } from '../core/actor.ts';
+import { type Acting, type Actor, currentActing } from '../core/actor.ts';
 import { newId } from '../db/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import type { AuditAction } from './actions.ts';
@@ -17,6 +17,8 @@ export type AuditChange = {
   targetId: string;
   before?: unknown;
   after?: unknown;
+  /** Who acted, when it is not who runs the request (a person joining as they sign in). */
+  actor?: Actor;
 };
 
 /**
@@ -49,6 +51,11 @@ function actorColumns({ actor, origin }: Acting) {
   }
 }
 
+function actingWith(actor: Actor | undefined): Acting {
+  const acting = currentActing();
+  return actor ? { ...acting, actor } : acting;
+}
+
 export async function recordAudit(tx: Tx, change: AuditChange): Promise<void> {
   const entry: AuditInsert = {
     id: newId('auditEntry'),
@@ -56,7 +63,7 @@ export async function recordAudit(tx: Tx, change: AuditChange): Promise<void> {
     action: change.action,
     targetType: change.action.slice(0, change.action.indexOf('.')),
     targetId: change.targetId,
-    ...actorColumns(currentActing()),
+    ...actorColumns(actingWith(change.actor)),
     before: stored(change.before),
     after: stored(change.after),
   };

@@ -4,6 +4,7 @@
 // will send it, and hands the result to the page. Without the secret no page can act as somebody
 // else. The secret is sealed at rest (src/secrets) and bound to its workspace.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { recordAudit } from '../audit/index.ts';
 import { ForbiddenError, ValidationError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
 import { isEmailAddress, normaliseEmailText } from '../http/email.ts';
@@ -37,8 +38,12 @@ export async function readIdentitySecret(db: Db, workspaceId: string) {
 /** A new secret: tokens signed with the old one stop working at once. */
 export async function rotateIdentitySecret(db: Db, workspaceId: string) {
   const secret = newSecret();
-  const row = await replaceIdentitySecret(db, workspaceId, encryptSecret(secret, context(workspaceId)));
-  return { secret, rotatedAt: row.rotated_at };
+  return db.transaction(async (tx) => {
+    const row = await replaceIdentitySecret(tx, workspaceId, encryptSecret(secret, context(workspaceId)));
+    const after = { rotatedAt: row.rotated_at };
+    await recordAudit(tx, { workspaceId, action: 'identitySecret.rotated', targetId: workspaceId, after });
+    return { secret, rotatedAt: row.rotated_at };
+  });
 }
 
 /** The token a backend gives its page for this email or contact id (for tests and the CLI). */

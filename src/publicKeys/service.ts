@@ -1,6 +1,7 @@
 // Publishable keys: made, listed, changed and revoked by workspace ADMINs. A key's origins and
 // event types are its whole authority, so they are part of the key, not of the request.
 
+import { recordAudit } from '../audit/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
@@ -36,13 +37,13 @@ export async function createPublishableKey(
   workspaceId: string,
   input: PublishableKeyInput & { createdBy: string | null },
 ) {
-  const row = await insertPublishableKey(db, {
-    id: newId('publishableKey'),
-    workspaceId,
-    key: generatePublishableKey(),
-    ...input,
+  return db.transaction(async (tx) => {
+    const id = newId('publishableKey');
+    const row = await insertPublishableKey(tx, { id, workspaceId, key: generatePublishableKey(), ...input });
+    const after = toPublishableKey(row);
+    await recordAudit(tx, { workspaceId, action: 'publishableKey.created', targetId: id, after });
+    return after;
   });
-  return toPublishableKey(row);
 }
 
 export async function listPublishableKeys(db: Db, workspaceId: string) {
@@ -55,11 +56,19 @@ export async function changePublishableKey(
   keyId: string,
   change: Partial<PublishableKeyInput>,
 ) {
-  const row = await updatePublishableKey(db, workspaceId, keyId, change);
-  if (!row) throw new NotFoundError('Publishable key');
-  return toPublishableKey(row);
+  return db.transaction(async (tx) => {
+    const current = (await listLivePublishableKeys(tx, workspaceId)).find((key) => key.id === keyId);
+    const row = current && (await updatePublishableKey(tx, workspaceId, keyId, change));
+    if (!row) throw new NotFoundError('Publishable key');
+    const [before, after] = [toPublishableKey(current), toPublishableKey(row)];
+    await recordAudit(tx, { workspaceId, action: 'publishableKey.updated', targetId: keyId, before, after });
+    return after;
+  });
 }
 
 export async function revokePublishable(db: Db, workspaceId: string, keyId: string): Promise<void> {
-  if (!(await revokePublishableKey(db, workspaceId, keyId))) throw new NotFoundError('Publishable key');
+  await db.transaction(async (tx) => {
+    if (!(await revokePublishableKey(tx, workspaceId, keyId))) throw new NotFoundError('Publishable key');
+    await recordAudit(tx, { workspaceId, action: 'publishableKey.revoked', targetId: keyId });
+  });
 }

@@ -9,6 +9,7 @@
 // transaction. The mail goes to the invited address only, so it may say what the answer may not.
 import { z } from 'zod';
 import { findUserByEmail, publicBase, systemMailEnabled } from '../accounts/index.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
@@ -80,7 +81,8 @@ async function upsertInvitation(
  */
 async function acceptOpenInvitations(db: Db, user: { id: string; email: string }, workspaceId?: string) {
   const onlyWorkspace = workspaceId ? sql.fragment`and workspace_id = ${workspaceId}` : sql.fragment``;
-  await db.query(sql.typeAlias('void')`
+  await db.transaction(async (tx) => {
+    const joined = await tx.any(sql.type(Joined)`
     with accepted as (
       update invitations set accepted_at = now()
       where email = ${user.email} and accepted_at is null and expires_at > now() ${onlyWorkspace}
@@ -89,8 +91,25 @@ async function acceptOpenInvitations(db: Db, user: { id: string; email: string }
     insert into memberships (workspace_id, user_id, role)
     select workspace_id, ${user.id}, role from accepted
     on conflict (workspace_id, user_id) do nothing
+    returning workspace_id, role
   `);
+    // Joining at sign-in or registration is the person's own act; an invitation of someone already
+    // registered (one workspace) adds them at once: that is the inviting ADMIN's act.
+    const actor = workspaceId ? undefined : ({ kind: 'user', userId: user.id } as const);
+    for (const { workspace_id: inWorkspace, role } of joined) {
+      const after = { userId: user.id, email: user.email, role };
+      await recordAudit(tx, {
+        workspaceId: inWorkspace,
+        action: 'member.joined',
+        targetId: user.id,
+        after,
+        actor,
+      });
+    }
+  });
 }
+
+const Joined = z.object({ workspace_id: z.string(), role: z.enum(['ADMIN', 'MEMBER']) });
 
 /** At registration and sign-in: the person joins every workspace that invited their email. */
 export async function acceptInvitations(db: Db, user: { id: string; email: string }): Promise<void> {
@@ -109,6 +128,9 @@ export async function inviteMember(
       throw new ConflictError('This person is already a member of the workspace.', 'already-member');
     }
     const invitation = await upsertInvitation(tx, { ...input, expiryMs: app.config.INVITATION_EXPIRY_MS });
+    const { workspaceId } = input;
+    const after = { email: invitation.email, role: invitation.role, expiresAt: invitation.expires_at };
+    await recordAudit(tx, { workspaceId, action: 'member.invited', targetId: invitation.id, after });
     if (user) await acceptOpenInvitations(tx, user, input.workspaceId);
     if (emailed) {
       const payload = { workspaceId: input.workspaceId, invitationId: invitation.id };
@@ -131,10 +153,14 @@ export async function listInvitations(
 }
 
 export async function revokeInvitation(db: Db, workspaceId: string, invitationId: string): Promise<void> {
-  const deleted = await db.maybeOne(sql.typeAlias('id')`
-    delete from invitations
-    where workspace_id = ${workspaceId} and id = ${invitationId} and accepted_at is null
-    returning id
-  `);
-  if (!deleted) throw new NotFoundError('Invitation');
+  await db.transaction(async (tx) => {
+    const deleted = await tx.maybeOne(sql.type(InvitationRow)`
+      delete from invitations
+      where workspace_id = ${workspaceId} and id = ${invitationId} and accepted_at is null
+      returning ${columns}
+    `);
+    if (!deleted) throw new NotFoundError('Invitation');
+    const before = { email: deleted.email, role: deleted.role, expiresAt: deleted.expires_at };
+    await recordAudit(tx, { workspaceId, action: 'invitation.revoked', targetId: invitationId, before });
+  });
 }

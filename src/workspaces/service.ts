@@ -1,6 +1,8 @@
 import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { findUserByEmail, normaliseEmail } from '../accounts/index.ts';
+import { recordAudit } from '../audit/index.ts';
+import { currentActing } from '../core/actor.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/pool.ts';
@@ -61,7 +63,11 @@ export async function addMember(
     }
     throw error;
   }
-  return toMember((await findMember(db, workspaceId, user.id))!);
+  const member = toMember((await findMember(db, workspaceId, user.id))!);
+  await db.transaction((tx) =>
+    recordAudit(tx, { workspaceId, action: 'member.joined', targetId: user.id, after: member }),
+  );
+  return member;
 }
 
 const LAST_ADMIN = 'A workspace needs at least one ADMIN: promote another member first.';
@@ -74,7 +80,9 @@ export async function changeMemberRole(pool: DatabasePool, workspaceId: string, 
     if (member.role === 'ADMIN' && role !== 'ADMIN' && admins <= 1)
       throw new ConflictError(LAST_ADMIN, 'last-admin');
     await updateMemberRole(tx, workspaceId, userId, role);
-    return { ...toMember(member), role };
+    const [before, after] = [toMember(member), { ...toMember(member), role }];
+    await recordAudit(tx, { workspaceId, action: 'member.roleChanged', targetId: userId, before, after });
+    return after;
   });
 }
 
@@ -91,12 +99,21 @@ export async function removeMember(
     if (!member) throw new NotFoundError('Member');
     if (member.role === 'ADMIN' && admins <= 1) throw new ConflictError(lastAdminMessage, 'last-admin');
     await deleteMember(tx, workspaceId, userId);
+    const { actor } = currentActing();
+    const action = actor.kind === 'user' && actor.userId === userId ? 'member.left' : 'member.removed';
+    await recordAudit(tx, { workspaceId, action, targetId: userId, before: toMember(member) });
   });
 }
 
 export async function renameWorkspace(db: Db, workspaceId: string, userId: string, name: string) {
-  await updateWorkspaceName(db, workspaceId, name.trim());
-  return toWorkspace((await findWorkspaceOfUser(db, workspaceId, userId))!);
+  return db.transaction(async (tx) => {
+    const before = { name: await lockWorkspaceName(tx, workspaceId) };
+    await updateWorkspaceName(tx, workspaceId, name.trim());
+    const workspace = toWorkspace((await findWorkspaceOfUser(tx, workspaceId, userId))!);
+    const after = { name: workspace.name };
+    await recordAudit(tx, { workspaceId, action: 'workspace.renamed', targetId: workspaceId, before, after });
+    return workspace;
+  });
 }
 
 /**

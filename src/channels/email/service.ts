@@ -7,7 +7,8 @@ import type { Config } from '../../config.ts';
 import { NotFoundError, ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
 import { decryptSecret, encryptSecret, type StoredSecret } from '../../secrets/index.ts';
-import { type ChannelConfigRow, findChannelConfig, upsertChannelConfig } from '../queries.ts';
+import { saveChannelConfig } from '../configChanges.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import { channelSecretContext } from '../secretStore.ts';
 import type { PutEmailConfigBody } from './schemas.ts';
 import { checkSmtpHostAtSave } from './target.ts';
@@ -138,7 +139,7 @@ export async function putEmailConfig(db: Db, config: Config, workspaceId: string
     dkim: body.dkim ? { domain: body.dkim.domain, selector: body.dkim.selector } : null,
     unsubscribeMailto: body.unsubscribeMailto ?? null,
   };
-  return upsertChannelConfig(db, { workspaceId, channel: 'email', settings, secrets });
+  return saveChannelConfig(db, { workspaceId, channel: 'email', settings, secrets });
 }
 
 /** The API's view: settings, and whether each secret is set. */

@@ -1,6 +1,7 @@
 // POST …/channels/email/test: one real message through the workspace's transport, answered with
 // the SMTP server's reply, or with a problem naming the stage that failed.
 
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import { ulid } from '../../db/ids.ts';
@@ -56,5 +57,10 @@ export async function sendTestEmail(app: AppContext, workspaceId: string, to: st
     throw problemFor(error);
   }
   if (!delivered) throw noEmailChannel();
+  // Recorded once sent: a test message is no change to roll back, but who mailed whom is worth knowing.
+  const after = { to };
+  await app.db.transaction((tx) =>
+    recordAudit(tx, { workspaceId, action: 'channel.testSent', targetId: 'email', after }),
+  );
   return delivered;
 }

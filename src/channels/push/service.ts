@@ -6,12 +6,8 @@ import webpush from 'web-push';
 import { NotFoundError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
 import { decryptSecret, encryptSecret } from '../../secrets/index.ts';
-import {
-  type ChannelConfigRow,
-  deleteChannelConfig,
-  findChannelConfig,
-  upsertChannelConfig,
-} from '../queries.ts';
+import { removeChannelConfig, saveChannelConfig } from '../configChanges.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import type { PutPushConfigBody } from './schemas.ts';
 import { countWorkspacePushSubscriptions, deleteWorkspacePushSubscriptions } from './subscriptionQueries.ts';
 
@@ -27,10 +23,10 @@ export async function putPushConfig(db: Db, workspaceId: string, body: PutPushCo
   const stored = await findChannelConfig(db, workspaceId, 'push');
   if (stored) {
     const settings = { ...(stored.settings as PushSettings), subject: body.subject };
-    return upsertChannelConfig(db, { workspaceId, channel: 'push', settings, secrets: stored.secrets });
+    return saveChannelConfig(db, { workspaceId, channel: 'push', settings, secrets: stored.secrets });
   }
   const pair = webpush.generateVAPIDKeys();
-  return upsertChannelConfig(db, {
+  return saveChannelConfig(db, {
     workspaceId,
     channel: 'push',
     settings: { subject: body.subject, publicKey: pair.publicKey } satisfies PushSettings,
@@ -66,7 +62,7 @@ export async function presentPushConfig(db: Db, row: ChannelConfigRow) {
 /** The subscriptions were made for this pair's public key: they go with it. */
 export async function removePushConfig(db: Db, workspaceId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    if (!(await deleteChannelConfig(tx, workspaceId, 'push'))) throw noPushChannel();
+    if (!(await removeChannelConfig(tx, workspaceId, 'push'))) throw noPushChannel();
     await deleteWorkspacePushSubscriptions(tx, workspaceId);
   });
 }

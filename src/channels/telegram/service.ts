@@ -8,12 +8,8 @@ import type { AppContext } from '../../core/context.ts';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../../secrets/index.ts';
-import {
-  type ChannelConfigRow,
-  deleteChannelConfig,
-  findChannelConfig,
-  upsertChannelConfig,
-} from '../queries.ts';
+import { removeChannelConfig, saveChannelConfig } from '../configChanges.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import { channelSecretContext } from '../secretStore.ts';
 import { botApi, describeTelegramError, GrammyError } from './api.ts';
 
@@ -85,7 +81,7 @@ export async function putTelegramConfig(app: AppContext, workspaceId: string, bo
     botName: bot.first_name,
     webhookUrl,
   };
-  const row = await upsertChannelConfig(app.db, {
+  const row = await saveChannelConfig(app.db, {
     workspaceId,
     channel: 'telegram',
     settings,
@@ -146,7 +142,7 @@ export async function deleteTelegramConfig(app: AppContext, workspaceId: string)
       (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404));
     if (!tokenGone) throw telegramFailed('deleteWebhook', error);
   }
-  if (!(await deleteChannelConfig(app.db, workspaceId, 'telegram'))) throw noTelegramChannel();
+  if (!(await removeChannelConfig(app.db, workspaceId, 'telegram'))) throw noTelegramChannel();
 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
