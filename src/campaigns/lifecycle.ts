@@ -4,6 +4,7 @@
 // holds enrollments at their next step (the step job sees the status); resuming queues the held
 // ones again; archiving exits every active enrollment at once.
 
+import { type AuditAction, recordAudit } from '../audit/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { ConflictError } from '../core/errors.ts';
 import type { Tx } from '../db/pool.ts';
@@ -17,11 +18,11 @@ import { enqueueSteps } from './stepQueue.ts';
 
 export type Transition = 'activate' | 'pause' | 'resume' | 'archive';
 
-const MOVES: Record<Transition, { from: CampaignStatus[]; to: CampaignStatus }> = {
-  activate: { from: ['draft', 'paused'], to: 'active' },
-  resume: { from: ['paused'], to: 'active' },
-  pause: { from: ['active'], to: 'paused' },
-  archive: { from: ['draft', 'active', 'paused'], to: 'archived' },
+const MOVES: Record<Transition, { from: CampaignStatus[]; to: CampaignStatus; audit: AuditAction }> = {
+  activate: { from: ['draft', 'paused'], to: 'active', audit: 'campaign.activated' },
+  resume: { from: ['paused'], to: 'active', audit: 'campaign.resumed' },
+  pause: { from: ['active'], to: 'paused', audit: 'campaign.paused' },
+  archive: { from: ['draft', 'active', 'paused'], to: 'archived', audit: 'campaign.archived' },
 };
 
 export async function transitionCampaign(
@@ -40,6 +41,8 @@ export async function transitionCampaign(
     );
   }
   const updated = await setCampaignStatus(tx, workspaceId, id, move.to);
+  const [before, after] = [{ status: row.status }, { status: updated.status }];
+  await recordAudit(tx, { workspaceId, action: move.audit, targetId: id, before, after });
   if (move.to === 'active') {
     await emit(tx, {
       workspaceId,

@@ -1,6 +1,7 @@
 // Campaign definitions: create, read, edit (drafts freely; running campaigns only their name),
 // delete (drafts and archived ones) and the paginated enrollment list.
 
+import { recordAudit } from '../audit/index.ts';
 import { channelNamed } from '../channels/index.ts';
 import { segmentExists } from '../contacts/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
@@ -115,7 +116,14 @@ export async function createCampaign(db: Db, workspaceId: string, input: Campaig
   return db.transaction(async (tx) => {
     await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger);
     await checkBranchSegments(tx, workspaceId, input.steps);
-    return toCampaign(await insertCampaign(tx, workspaceId, newId('campaign'), input));
+    const campaign = toCampaign(await insertCampaign(tx, workspaceId, newId('campaign'), input));
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'campaign.created',
+      targetId: campaign.id,
+      after: campaign,
+    });
+    return campaign;
   });
 }
 
@@ -161,7 +169,12 @@ export async function updateCampaign(
   checkTemplates(input.steps);
   await checkTrigger(tx, workspaceId, input.trigger as CampaignTrigger | undefined);
   await checkBranchSegments(tx, workspaceId, input.steps);
-  return toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input));
+  const [before, after] = [
+    toCampaign(row),
+    toCampaign(await updateCampaignDefinition(tx, workspaceId, id, input)),
+  ];
+  await recordAudit(tx, { workspaceId, action: 'campaign.updated', targetId: id, before, after });
+  return after;
 }
 
 export async function deleteCampaign(tx: Tx, workspaceId: string, id: string) {
@@ -170,6 +183,7 @@ export async function deleteCampaign(tx: Tx, workspaceId: string, id: string) {
     throw new ConflictError('Archive the campaign before deleting it.', 'campaign-running');
   }
   await deleteCampaignRow(tx, workspaceId, id);
+  await recordAudit(tx, { workspaceId, action: 'campaign.deleted', targetId: id, before: toCampaign(row) });
 }
 
 export async function listEnrollmentPage(

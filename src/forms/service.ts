@@ -1,4 +1,5 @@
 // Forms: made, read, changed and deleted through the API; the hosted page is their public face.
+import { recordAudit } from '../audit/index.ts';
 import type { Config } from '../config.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { newId } from '../db/ids.ts';
@@ -56,7 +57,11 @@ export async function createForm(db: Db, config: Config, workspaceId: string, bo
     redirectUrl: body.redirectUrl ?? null,
     doubleOptIn: body.doubleOptIn,
   };
-  return toForm(config, await insertForm(db, workspaceId, newId('form'), values));
+  return db.transaction(async (tx) => {
+    const form = toForm(config, await insertForm(tx, workspaceId, newId('form'), values));
+    await recordAudit(tx, { workspaceId, action: 'form.created', targetId: form.id, after: values });
+    return form;
+  });
 }
 
 export async function requireForm(
@@ -96,12 +101,34 @@ export async function changeForm(
     };
     const row = await updateForm(tx, workspaceId, formId, values);
     if (!row) throw new NotFoundError('Form');
+    const before = formValues(current);
+    await recordAudit(tx, { workspaceId, action: 'form.updated', targetId: formId, before, after: values });
     return toForm(config, row);
   });
 }
 
 export async function removeForm(db: Db, workspaceId: string, formId: string): Promise<void> {
-  if (!(await deleteForm(db, workspaceId, formId))) throw new NotFoundError('Form');
+  await db.transaction(async (tx) => {
+    const current = await requireForm(tx, workspaceId, formId, { lock: true });
+    await deleteForm(tx, workspaceId, formId);
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'form.deleted',
+      targetId: formId,
+      before: formValues(current),
+    });
+  });
+}
+
+/** A form's definition as the audit log shows it. */
+function formValues(row: NonNullable<Awaited<ReturnType<typeof findForm>>>): FormValues {
+  return {
+    name: row.name,
+    fields: row.fields,
+    successMessage: row.success_message,
+    redirectUrl: row.redirect_url,
+    doubleOptIn: row.double_opt_in,
+  };
 }
 
 export async function listSubmissions(

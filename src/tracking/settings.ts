@@ -1,6 +1,7 @@
 // The workspace's tracking switches, kept on the workspace row (`workspaces.tracking`, beside its
 // campaign pacing) because the send reads them with the rest of its context in one statement.
 
+import { recordAudit } from '../audit/index.ts';
 import { NotFoundError } from '../core/errors.ts';
 import type { Db } from '../db/pool.ts';
 import { readWorkspaceTracking, writeWorkspaceTracking } from './queries.ts';
@@ -16,6 +17,17 @@ export async function writeTrackingSettings(
   workspaceId: string,
   switches: { opens: boolean; clicks: boolean },
 ) {
-  await writeWorkspaceTracking(db, workspaceId, switches);
-  return readTrackingSettings(db, workspaceId);
+  return db.transaction(async (tx) => {
+    const before = await readTrackingSettings(tx, workspaceId);
+    await writeWorkspaceTracking(tx, workspaceId, switches);
+    const after = await readTrackingSettings(tx, workspaceId);
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'trackingSettings.updated',
+      targetId: workspaceId,
+      before,
+      after,
+    });
+    return after;
+  });
 }
