@@ -1,6 +1,6 @@
 import { access, defineRoute } from '../../http/route.ts';
 import { WorkspaceParams } from '../../http/validation.ts';
-import { deleteChannelConfig } from '../queries.ts';
+import { removeChannelConfig } from '../configChanges.ts';
 import { EmailConfigSchema, PutEmailConfigBody, TestEmailBody, TestEmailResult } from './schemas.ts';
 import { forgetEmailSending } from './send.ts';
 import { getEmailConfigRow, noEmailChannel, putEmailConfig, toEmailConfig } from './service.ts';
@@ -64,7 +64,7 @@ export const emailChannelRoutes = [
     responses: { 204: { description: 'Removed; pooled SMTP connections are closed' } },
     errors: { 404: 'The workspace does not exist here, or it has no email channel.' },
     handler: async ({ app, workspaceId }) => {
-      if (!(await deleteChannelConfig(app.db, workspaceId, 'email'))) throw noEmailChannel();
+      if (!(await removeChannelConfig(app.db, workspaceId, 'email'))) throw noEmailChannel();
       forgetEmailSending(workspaceId);
       await closeTransport(workspaceId);
       return { status: 204 };
