@@ -21,9 +21,11 @@ import {
   type Theme,
 } from '../console/index.ts';
 import { contactConsole } from '../contacts/feature.ts';
+import { actingAs } from '../core/actor.ts';
 import type { AppContext } from '../core/context.ts';
 import { timelinePanel } from '../events/feature.ts';
 import { csrfToken, safeNext } from '../http/html.ts';
+import { actingFor } from '../http/principal.ts';
 import { messagesPanel, subscriptionsPanel } from '../messages/feature.ts';
 import { scorePanel } from '../scoring/feature.ts';
 import { segmentChoices, segmentsPanel } from '../segments/feature.ts';
@@ -76,7 +78,8 @@ function signedIn(context: AppContext, pages: ConsolePages[]) {
       theme: themeOf(req),
     };
     res.locals.console = state;
-    next();
+    // The pages' changes are the signed-in person's, from this client, in the audit log.
+    actingAs(actingFor({ kind: 'session', userId: user.id, role: null }, req), next);
   };
 }
 

@@ -2,6 +2,7 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installAuditCommands } from './commands.ts';
+import { auditConsole } from './console.ts';
 import { auditRetention } from './retention.ts';
 import { auditRoutes } from './routes.ts';
 
@@ -10,4 +11,5 @@ export const feature: Feature = {
   routes: auditRoutes,
   commands: installAuditCommands,
   retention: auditRetention,
+  console: auditConsole,
 };

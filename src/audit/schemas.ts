@@ -21,43 +21,47 @@ const actionFilter = z
     return type in AUDIT_ACTIONS && (!verb || AUDIT_ACTION_NAMES.includes(value as never));
   }, 'names no action the audit log records (see the description for the list)');
 
-export const ListAuditQuery = z
-  .object({
-    action: actionFilter.optional().openapi({
-      description: `Only this action, or every action of a kind when only its first part is given (\`apiKey\`). The actions: ${AUDIT_ACTION_NAMES.map((name) => `\`${name}\``).join(', ')}.`,
-      example: 'apiKey',
+/** The filters one by one (the console's page takes each that parses); ListAuditQuery checks them together. */
+export const AuditFilterFields = z.object({
+  action: actionFilter.optional().openapi({
+    description: `Only this action, or every action of a kind when only its first part is given (\`apiKey\`). The actions: ${AUDIT_ACTION_NAMES.map((name) => `\`${name}\``).join(', ')}.`,
+    example: 'apiKey',
+  }),
+  actorType: z
+    .enum(['user', 'apiKey', 'cli', 'system'])
+    .optional()
+    .openapi({ description: 'Only changes made by this kind of actor.' }),
+  actorId: text(100).optional().openapi({ description: "Only this user's or API key's changes." }),
+  targetType: z
+    .enum(Object.keys(AUDIT_ACTIONS) as [string, ...string[]])
+    .optional()
+    .openapi({ description: 'Only changes to this kind of thing.' }),
+  targetId: text(100).optional().openapi({ description: 'Only changes to this one (an id).' }),
+  since: instant.optional().openapi({ description: 'Only changes at or after this time.' }),
+  until: instant.optional().openapi({ description: 'Only changes before this time.' }),
+  beforeId: z
+    .string()
+    .regex(/^aud_[0-9A-Z]{26}$/, 'must be an audit entry id (aud_…)')
+    .optional()
+    .openapi({
+      description: "Only entries older than this one: pass the last entry's id for the next page.",
     }),
-    actorType: z
-      .enum(['user', 'apiKey', 'cli', 'system'])
-      .optional()
-      .openapi({ description: 'Only changes made by this kind of actor.' }),
-    actorId: text(100).optional().openapi({ description: "Only this user's or API key's changes." }),
-    targetType: z
-      .enum(Object.keys(AUDIT_ACTIONS) as [string, ...string[]])
-      .optional()
-      .openapi({ description: 'Only changes to this kind of thing.' }),
-    targetId: text(100).optional().openapi({ description: 'Only changes to this one (an id).' }),
-    since: instant.optional().openapi({ description: 'Only changes at or after this time.' }),
-    until: instant.optional().openapi({ description: 'Only changes before this time.' }),
-    beforeId: z
-      .string()
-      .regex(/^aud_[0-9A-Z]{26}$/, 'must be an audit entry id (aud_…)')
-      .optional()
-      .openapi({
-        description: "Only entries older than this one: pass the last entry's id for the next page.",
-      }),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(200)
-      .default(50)
-      .openapi({ description: 'How many (default 50, maximum 200).' }),
-  })
-  .refine((query) => !query.since || !query.until || query.since < query.until, {
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(50)
+    .openapi({ description: 'How many (default 50, maximum 200).' }),
+});
+
+export const ListAuditQuery = AuditFilterFields.refine(
+  (query) => !query.since || !query.until || query.since < query.until,
+  {
     path: ['until'],
     message: 'must be after since',
-  });
+  },
+);
 
 export const AuditEntrySchema = z
   .object({

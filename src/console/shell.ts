@@ -84,7 +84,8 @@ function switcher(state: ConsoleState): SafeHtml {
 function navigation(state: ConsoleState, section: string | undefined): SafeHtml {
   if (!state.workspace) return html``;
   const base = `/app/${encodeURIComponent(state.workspace.id)}`;
-  const links = state.sections.map(
+  const visible = state.sections.filter((s) => !s.adminOnly || state.role === 'ADMIN');
+  const links = visible.map(
     (s: ConsoleSection) =>
       html`<li><a href="${base}/${s.path}"${s.key ? html` data-key="${s.key}"` : ''}${s.path === section ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   );

@@ -19,6 +19,8 @@ export type ConsoleSection = {
   key?: string;
   /** Smaller first; sections with the same order keep the order they were given in. */
   order: number;
+  /** Shown to ADMINs only: a MEMBER would find nothing there they may read. */
+  adminOnly?: boolean;
 };
 
 export type Flash = { kind: 'success' | 'error'; message: string };
