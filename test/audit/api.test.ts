@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { expect } from 'chai';
-import { allRetentionRules } from '../../src/app/retention.ts';
+import { FEATURES } from '../../src/app/features.ts';
 import { auditRetention } from '../../src/audit/retention.ts';
 import { pruneTable } from '../../src/db/retention.ts';
 import { runCli } from '../support/cli.ts';
@@ -120,7 +120,7 @@ describe('Audit log: the API', () => {
     await testDb().query(sql.unsafe`
       update audit_entries set created_at = now() - interval '400 days'
       where workspace_id = ${workspaceId} and action = 'apiKey.created'`);
-    expect(allRetentionRules()).to.include.members(auditRetention);
+    expect(FEATURES.flatMap((feature) => feature.retention ?? [])).to.include.members(auditRetention);
     const config = { ...server().context.config, RETENTION_AUDIT_LOG_MS: 365 * 86_400_000 };
     const options = { batchSize: 100, pauseMs: 0, deadline: Date.now() + 60_000 };
     expect(await pruneTable(testDb(), auditRetention[0], config, options)).to.be.at.least(3);
