@@ -5,7 +5,6 @@ import { recordAudit } from '../audit/index.ts';
 import type { Db } from '../db/pool.ts';
 import {
   type ChannelConfigRow,
-  type ChannelName,
   deleteChannelConfig,
   findChannelConfig,
   upsertChannelConfig,
@@ -36,7 +35,7 @@ export async function saveChannelConfig(db: Db, input: Parameters<typeof upsertC
 }
 
 /** Whether there was a configuration to remove. */
-export async function removeChannelConfig(db: Db, workspaceId: string, channel: ChannelName) {
+export async function removeChannelConfig(db: Db, workspaceId: string, channel: string) {
   return db.transaction(async (tx) => {
     const previous = await findChannelConfig(tx, workspaceId, channel);
     if (!(await deleteChannelConfig(tx, workspaceId, channel))) return false;

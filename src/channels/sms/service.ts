@@ -8,12 +8,8 @@ import { AppError, NotFoundError, ValidationError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
 import { ALLOW_PRIVATE_HINT, checkTargetAtSave, TargetRefusedError } from '../../net/ssrf.ts';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../../secrets/index.ts';
-import {
-  type ChannelConfigRow,
-  deleteChannelConfig,
-  findChannelConfig,
-  upsertChannelConfig,
-} from '../queries.ts';
+import { removeChannelConfig, saveChannelConfig } from '../configChanges.ts';
+import { type ChannelConfigRow, findChannelConfig } from '../queries.ts';
 import { channelSecretContext } from '../secretStore.ts';
 import { fetchAccount, type SmsAccount, type SmsSettings } from './api.ts';
 
@@ -82,7 +78,7 @@ export async function putSmsConfig(app: AppContext, workspaceId: string, body: P
   };
   await checkApiUrl(app.config, settings.apiUrl);
   await checkAccount(app, settings, body.authToken);
-  return upsertChannelConfig(app.db, {
+  return saveChannelConfig(app.db, {
     workspaceId,
     channel: 'sms',
     settings,
@@ -97,7 +93,7 @@ export async function getSmsConfigRow(db: Db, workspaceId: string): Promise<Chan
 }
 
 export async function deleteSmsConfig(db: Db, workspaceId: string) {
-  if (!(await deleteChannelConfig(db, workspaceId, 'sms'))) throw noSmsChannel();
+  if (!(await removeChannelConfig(db, workspaceId, 'sms'))) throw noSmsChannel();
 }
 
 /** The API's view: never the auth token. */
