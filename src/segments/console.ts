@@ -8,16 +8,21 @@ import { listMembershipsOfContact, listSegmentNames } from './consoleQueries.ts'
 
 async function renderSegments(view: ContactView): Promise<SafeHtml> {
   const memberships = await listMembershipsOfContact(view.app.db, view.workspaceId, view.contact.id);
-  if (memberships.length === 0) return html`<p class="muted">This contact is in no segment.</p>`;
   const base = workspacePath(view.res);
-  return table({
+  const contactPath = `${base}/contacts/${encodeURIComponent(view.contact.id)}`;
+  // Every segment, in or out, with the rule evaluated for this contact: the "why" pages.
+  const why = html`<p><a href="${contactPath}/segments">Why in or out of each segment</a></p>`;
+  if (memberships.length === 0) return html`<p class="muted">This contact is in no segment.</p>${why}`;
+  const segments = table({
     caption: 'Segments of this contact',
-    columns: [{ label: 'Segment' }, { label: 'Entered' }],
+    columns: [{ label: 'Segment' }, { label: 'Entered' }, { label: 'Why' }],
     rows: memberships.map((m) => [
       html`<a href="${base}/contacts?segment=${encodeURIComponent(m.segment_id)}">${m.name}</a>`,
       time(m.entered_at),
+      html`<a href="${contactPath}/segments/${encodeURIComponent(m.segment_id)}/why">Why</a>`,
     ]),
   });
+  return html`${segments}${why}`;
 }
 
 export const segmentsPanel: ContactPanel = {

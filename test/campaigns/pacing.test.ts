@@ -38,7 +38,7 @@ describe('campaigns: pacing', () => {
     expect((badRate as unknown as { errors: { path: string }[] }).errors[0].path).to.equal(
       'body.ratePerSecond.email',
     );
-    expectProblem(await admin.put(path, { ratePerSecond: { sms: 1 } }), 400);
+    expectProblem(await admin.put(path, { ratePerSecond: { fax: 1 } }), 400);
     const badZone = expectProblem(await admin.put(path, { timezone: 'Mars/Base' }), 400);
     expect((badZone as unknown as { errors: { path: string }[] }).errors[0].path).to.equal('body.timezone');
     expect((await admin.get(path)).body).to.deep.equal(pace);

@@ -184,6 +184,7 @@ describe('console: a contact page', () => {
       .and.contain('Viewed pricing');
     expect(page.text)
       .to.contain('id="segments"')
+      .and.contain(`href="${path}/segments">Why in or out of each segment</a>`)
       .and.contain('id="subscriptions"')
       .and.contain('id="campaigns"');
     expect(page.text).to.contain('id="messages"').and.contain('id="timeline"');

@@ -18,6 +18,7 @@ const NOT_PER_WORKSPACE: Record<string, 'distributed by id' | 'reference' | 'loc
   workspaces: 'distributed by id', // its id is every other table's workspace_id: colocated
   users: 'reference', // memberships, api_keys, invitations … reference it
   sessions: 'local',
+  password_resets: 'local', // a user's reset links, read by the web process alone
   auth_attempts: 'local',
   schema_migrations: 'local',
   public_request_counts: 'local',
