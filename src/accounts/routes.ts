@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UnauthorizedError } from '../core/errors.ts';
 import { RetryAfterHeader } from '../http/openapi.ts';
+import { signedInUser } from '../http/principal.ts';
 import { access, defineRoute } from '../http/route.ts';
 import { signInSession, signOutSession } from '../http/session.ts';
 import { findUserById } from './queries.ts';
@@ -94,8 +95,8 @@ export const accountRoutes = [
     responses: { 200: { description: 'The current session', schema: SessionSchema } },
     errors: { 401: 'Not signed in, or the session expired.' },
     handler: async ({ app, req }) => {
-      const userId = req.session?.userId;
-      const user = userId ? await findUserById(app.db, userId) : null;
+      const signedIn = await signedInUser(app, req, null);
+      const user = signedIn ? await findUserById(app.db, signedIn.userId) : null;
       if (!user) throw new UnauthorizedError('Not signed in.');
       const workspaces = await app.effects.accounts.workspacesOf(app.db, user.id);
       return {

@@ -6,6 +6,12 @@ declare global {
       id: string;
       /** The exact body bytes, kept for HMAC verification of inbound webhooks. */
       rawBody?: Buffer;
+      /**
+       * API requests read who is signed in with one query when they authenticate (session.ts,
+       * readSignedIn) rather than through express-session: the id from their verified session
+       * cookie, null without one. Undefined where express-session loaded `req.session`.
+       */
+      sessionCookieId?: string | null;
     }
   }
 }

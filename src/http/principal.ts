@@ -8,6 +8,7 @@ import type { AppContext } from '../core/context.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../core/errors.ts';
 import { sql } from '../db/pool.ts';
 import type { Access } from './access.ts';
+import { readSignedIn, type SignedIn } from './session.ts';
 
 export type Role = 'ADMIN' | 'MEMBER';
 
@@ -75,11 +76,30 @@ async function membershipRole(app: AppContext, workspaceId: string, userId: stri
   `);
 }
 
-async function authenticateSession(app: AppContext, req: Request, rule: Access, workspaceId: string) {
+/**
+ * The signed-in user, and their role in `workspaceId` when one is given: from the session
+ * express-session loaded, or else (API requests) from one query by the session cookie's id.
+ */
+export async function signedInUser(
+  app: AppContext,
+  req: Request,
+  workspaceId: string | null,
+): Promise<SignedIn | null> {
+  if (req.sessionCookieId !== undefined) {
+    return req.sessionCookieId === null
+      ? null
+      : readSignedIn(app.db, app.config, req.sessionCookieId, workspaceId);
+  }
   const userId = req.session?.userId;
-  if (!userId) throw new UnauthorizedError('Sign in first (POST /api/auth/signin), or send an API key.');
+  if (!userId) return null;
+  return { userId, role: workspaceId === null ? null : await membershipRole(app, workspaceId, userId) };
+}
+
+async function authenticateSession(app: AppContext, req: Request, rule: Access, workspaceId: string) {
+  const signedIn = await signedInUser(app, req, rule.kind === 'workspace' ? workspaceId : null);
+  if (!signedIn) throw new UnauthorizedError('Sign in first (POST /api/auth/signin), or send an API key.');
+  const { userId, role } = signedIn;
   if (rule.kind !== 'workspace') return { kind: 'session', userId, role: null } as const;
-  const role = await membershipRole(app, workspaceId, userId);
   if (!role) throw new NotFoundError('Workspace');
   if (rule.admin && role !== 'ADMIN') {
     throw new ForbiddenError('Only workspace ADMINs may do this.', 'admin-required');
