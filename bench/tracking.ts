@@ -1,13 +1,14 @@
 // Click redirects per second through the service against a bare Express route, in one run.
 //
-//   npm run bench:tracking        (BENCH_SECONDS=10 BENCH_CONNECTIONS=50 by default)
+//   npm run bench:tracking        (BENCH_SECONDS=5 BENCH_CONNECTIONS=50 BENCH_ROUNDS=5 by default)
 //
 // The service runs in this process as the test harness runs it (embedded PostgreSQL in a temporary
 // directory, or BENCH_DATABASE_URL), with production settings and silent logs. Each request is a
 // person's click on a tracked link (a browser's user agent, a message sent a minute earlier):
 // the token is verified, the hit classified and stored (group commit), and the browser redirected.
 // The baseline is a bare Express app that only verifies the same HMAC token and redirects. The
-// load comes from a worker thread (bench/load.ts, BENCH_CONNECTIONS requests in flight).
+// load comes from a worker thread (bench/load.ts, BENCH_CONNECTIONS requests in flight). The two
+// alternate in BENCH_ROUNDS rounds; the goal is judged on the median ratio (bench/support/goals.ts).
 // After the runs, the worker's half is timed on its own: every stored hit classified and ingested
 // as a message.click event through the events pipeline (segments, campaigns, scoring, webhooks).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,11 +18,19 @@ import { isMainThread } from 'node:worker_threads';
 import express from 'express';
 import { z } from 'zod';
 import { type LoadResult, listenBaseline, printTable, runLoad, startService } from './load.ts';
+import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
 
 type Case = { name: string; paths: string[] };
 type Result = LoadResult;
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = benchRounds();
+const GOAL: Goal = {
+  figure: 'click redirects/s, ratio to bare Express',
+  at: 'least',
+  target: 0.5,
+  unit: '×',
+};
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const MESSAGES = 500;
 const CHROME =
@@ -110,9 +119,22 @@ if (isMainThread) {
     const tracked: Case = { name: 'service: GET /t/c/{token} (hit stored)', paths: data.paths };
     await runCase(baselineApp.origin, bare, 2); // warm-up: JIT, pools, PostgreSQL caches
     await runCase(service.origin, tracked, 2);
-    const baseline = await runCase(baselineApp.origin, bare);
-    const result = await runCase(service.origin, tracked);
-    printTable(baseline, [result], { seconds: SECONDS, connections: CONNECTIONS, status: 302 });
+    announce('tracking', [GOAL], ROUNDS);
+    const rounds = await alternate(
+      ROUNDS,
+      () => runCase(service.origin, tracked),
+      () => runCase(baselineApp.origin, bare),
+    );
+    const rate = (r: Result) => r.requests / r.seconds;
+    const middle = (results: Result[]) =>
+      results.toSorted((a, b) => rate(a) - rate(b))[Math.floor(ROUNDS / 2)];
+    printTable(middle(rounds.baseline), [middle(rounds.ours)], {
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      status: 302,
+    });
+    console.log(`(the median round of ${ROUNDS} of each)`);
+    console.log(goalLine(GOAL, pairedRatios(rounds.ours.map(rate), rounds.baseline.map(rate))));
     await drainHits(service.context, data);
   } finally {
     await baselineApp.stop();

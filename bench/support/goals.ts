@@ -68,6 +68,13 @@ export function goalLine(goal: Goal, values: readonly number[]): string {
   return `goal: ${goalText(goal)}   median ${format(verdict.median)} (${spread}, ${verdict.runs} runs)   ${status}`;
 }
 
+/** A figure no goal is set for, told the same way: "figure: median 1.92× (1.80×–2.01×, 5 runs); no goal". */
+export function figureLine(figure: string, values: readonly number[], unit = '×', digits = 2): string {
+  const format = (value: number) => `${value.toFixed(digits)}${unit}`;
+  const verdict = judge({ figure, at: 'least', target: Number.NEGATIVE_INFINITY }, values);
+  return `${figure}: median ${format(verdict.median)} (${format(verdict.min)}–${format(verdict.max)}, ${verdict.runs} runs); no goal is set`;
+}
+
 /** The goal the bench is held to, printed before it starts (so a run cut short still says it). */
 export function announce(bench: string, goals: readonly Goal[], rounds: number): void {
   const lines = goals.map((goal) => `  goal: ${goalText(goal)}`);

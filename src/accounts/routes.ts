@@ -96,7 +96,7 @@ export const accountRoutes = [
     errors: { 401: 'Not signed in, or the session expired.' },
     handler: async ({ app, req }) => {
       const signedIn = await signedInUser(app, req, null);
-      const user = signedIn ? await findUserById(app.db, signedIn.userId) : null;
+      const user = signedIn ? (signedIn.user ?? (await findUserById(app.db, signedIn.userId))) : null;
       if (!user) throw new UnauthorizedError('Not signed in.');
       const workspaces = await app.effects.accounts.workspacesOf(app.db, user.id);
       return {

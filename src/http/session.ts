@@ -151,13 +151,21 @@ function cookieValue(header: string | undefined, name: string): string | null {
 }
 
 const SignedInRow = z.object({
-  user_id: z.string().nullable(),
+  user_id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  user_created_at: z.string(),
   created_at: z.number().nullable(),
   last_seen_at: z.number().nullable(),
   role: z.enum(['ADMIN', 'MEMBER']).nullable(),
 });
 
-export type SignedIn = { userId: string; role: 'ADMIN' | 'MEMBER' | null };
+/** The user's row comes along (GET /api/auth/session answers with it); a deleted user has none. */
+export type SignedIn = {
+  userId: string;
+  role: 'ADMIN' | 'MEMBER' | null;
+  user?: { id: string; name: string; email: string; created_at: string };
+};
 
 /**
  * Who the session `sid` signs in, and their role in `workspaceId` (null: not a member, or no
@@ -171,13 +179,14 @@ export async function readSignedIn(
   workspaceId: string | null,
 ): Promise<SignedIn | null> {
   const row = await db.maybeOne(sql.type(SignedInRow)`
-    select s.sess->>'userId' as user_id, (s.sess->>'createdAt')::float8 as created_at,
-           (s.sess->>'lastSeenAt')::float8 as last_seen_at, m.role
+    select u.id as user_id, u.name, u.email, u.created_at as user_created_at,
+           (s.sess->>'createdAt')::float8 as created_at, (s.sess->>'lastSeenAt')::float8 as last_seen_at, m.role
     from sessions s
-    left join memberships m on m.workspace_id = ${workspaceId ?? ''} and m.user_id = s.sess->>'userId'
+    join users u on u.id = s.sess->>'userId'
+    left join memberships m on m.workspace_id = ${workspaceId ?? ''} and m.user_id = u.id
     where s.sid = ${sid} and s.expire >= now()
   `);
-  if (!row?.user_id) return null;
+  if (!row) return null;
   const now = Date.now();
   const times = { createdAt: row.created_at ?? undefined, lastSeenAt: row.last_seen_at ?? undefined };
   if (outlived(config, times, now)) {
@@ -190,7 +199,8 @@ export async function readSignedIn(
       where sid = ${sid}
     `);
   }
-  return { userId: row.user_id, role: row.role };
+  const user = { id: row.user_id, name: row.name, email: row.email, created_at: row.user_created_at };
+  return { userId: row.user_id, role: row.role, user };
 }
 
 /** Starts a fresh session for the user (a new id, so a planted session id cannot be reused). */
