@@ -32,7 +32,15 @@ import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { renderCampaign, sendRaw } from './broadcastRaw.ts';
 import { type Sink, startSink } from './broadcastSink.ts';
 import { Api } from './ingestSetup.ts';
-import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
+import {
+  alternate,
+  announce,
+  benchRounds,
+  goalLine,
+  memoryGoal,
+  pairedRatios,
+  ratioGoal,
+} from './support/goals.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,13 +51,8 @@ const { values: args } = parseArgs({
 });
 const CONTACTS = Number(args.contacts);
 const ROUNDS = benchRounds();
-const RATIO_GOAL: Goal = {
-  figure: 'messages/s, ratio to raw pooled nodemailer',
-  at: 'least',
-  target: 0.7,
-  unit: '×',
-};
-const RSS_GOAL: Goal = { figure: 'worker max RSS', at: 'most', target: 300, unit: ' MB', digits: 0 };
+const RATIO_GOAL = ratioGoal('messages/s, ratio to raw pooled nodemailer', 0.7);
+const RSS_GOAL = memoryGoal('worker max RSS', 300);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SENDER = { fromEmail: 'news@bench.example', fromName: 'Bench' };
 const now = () => performance.timeOrigin + performance.now();

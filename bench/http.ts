@@ -18,7 +18,7 @@ import { isMainThread } from 'node:worker_threads';
 import express from 'express';
 import { z } from 'zod';
 import { type LoadResult, listenBaseline, printTable, runLoad, startService } from './load.ts';
-import { alternate, announce, benchRounds, type Goal, goalLine, median } from './support/goals.ts';
+import { alternate, announce, benchRounds, type Goal, goalLine, median, ratioGoal } from './support/goals.ts';
 
 type Case = { name: string; path: string; headers: Record<string, string> };
 type Result = LoadResult;
@@ -33,21 +33,11 @@ const KEY_CONTACTS = 'key: GET …/contacts (Bearer)';
 // machine, so the goal allows 5 % below 1 rather than a coin toss.
 const GOALS: { goal: Goal; ratio: (rates: Map<string, number>) => number }[] = [
   {
-    goal: {
-      figure: 'session GET /api/auth/session, ratio to bare Express',
-      at: 'least',
-      target: 0.6,
-      unit: '×',
-    },
+    goal: ratioGoal('session GET /api/auth/session, ratio to bare Express', 0.6),
     ratio: (rates) => rates.get(SESSION_CASE)! / rates.get('baseline')!,
   },
   {
-    goal: {
-      figure: 'session GET …/contacts, ratio to the same with an API key',
-      at: 'least',
-      target: 0.95,
-      unit: '×',
-    },
+    goal: ratioGoal('session GET …/contacts, ratio to the same with an API key', 0.95),
     ratio: (rates) => rates.get(SESSION_CONTACTS)! / rates.get(KEY_CONTACTS)!,
   },
 ];

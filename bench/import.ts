@@ -24,7 +24,15 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { migrateAll } from '../src/app/runtime.ts';
 import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
-import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
+import {
+  alternate,
+  announce,
+  benchRounds,
+  goalLine,
+  memoryGoal,
+  pairedRatios,
+  ratioGoal,
+} from './support/goals.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -37,13 +45,8 @@ const EVENTS = Number(args.events);
 const CONTACTS = Number(args.contacts);
 const ROUNDS = benchRounds();
 const workspaceOf = (round: number) => `ws_bench_import_${round}`;
-const RATIO_GOAL: Goal = {
-  figure: 'import rows/s, ratio to a bare COPY',
-  at: 'least',
-  target: 0.3,
-  unit: '×',
-};
-const RSS_GOAL: Goal = { figure: "importer's peak RSS", at: 'most', target: 300, unit: ' MB', digits: 0 };
+const RATIO_GOAL = ratioGoal('import rows/s, ratio to a bare COPY', 0.3);
+const RSS_GOAL = memoryGoal("importer's peak RSS", 300);
 
 const SEGMENTS = [
   { rules: { event: 'purchase', count: { gte: 2 } }, types: ['purchase'], score: false, window: false },

@@ -28,22 +28,12 @@ import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { measureWriteMix, writeFloor } from './ingestFloor.ts';
 import { type Setup, setUpWorkspace } from './ingestSetup.ts';
-import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
+import { alternate, announce, benchRounds, goalLine, pairedRatios, ratioGoal } from './support/goals.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = benchRounds();
-const SINGLE_GOAL: Goal = {
-  figure: 'single events/s, ratio to Express + pg (1 INSERT)',
-  at: 'least',
-  target: 0.5,
-  unit: '×',
-};
-const BATCH_GOAL: Goal = {
-  figure: 'batch events/s, ratio to the work floor',
-  at: 'least',
-  target: 0.5,
-  unit: '×',
-};
+const SINGLE_GOAL = ratioGoal('single events/s, ratio to Express + pg (1 INSERT)', 0.5);
+const BATCH_GOAL = ratioGoal('batch events/s, ratio to the work floor', 0.5);
 const CONNECTIONS = 50;
 const BATCH_SIZE = 1000;
 const BATCH_CONCURRENCY = 2;

@@ -18,19 +18,14 @@ import { isMainThread } from 'node:worker_threads';
 import express from 'express';
 import { z } from 'zod';
 import { type LoadResult, listenBaseline, printTable, runLoad, startService } from './load.ts';
-import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
+import { alternate, announce, benchRounds, goalLine, pairedRatios, ratioGoal } from './support/goals.ts';
 
 type Case = { name: string; paths: string[] };
 type Result = LoadResult;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = benchRounds();
-const GOAL: Goal = {
-  figure: 'click redirects/s, ratio to bare Express',
-  at: 'least',
-  target: 0.5,
-  unit: '×',
-};
+const GOAL = ratioGoal('click redirects/s, ratio to bare Express', 0.5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const MESSAGES = 500;
 const CHROME =

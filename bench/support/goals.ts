@@ -26,6 +26,16 @@ export type Goal = {
   digits?: number;
 };
 
+/** A ratio of ours to the baseline that must reach `target` (× printed after it). */
+export function ratioGoal(figure: string, target: number): Goal {
+  return { figure, at: 'least', target, unit: '×' };
+}
+
+/** A memory bound: at most `megabytes` MB. */
+export function memoryGoal(figure: string, megabytes: number): Goal {
+  return { figure, at: 'most', target: megabytes, unit: ' MB', digits: 0 };
+}
+
 export type Verdict = {
   runs: number;
   median: number;
