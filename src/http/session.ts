@@ -178,7 +178,9 @@ export async function readSignedIn(
   sid: string,
   workspaceId: string | null,
 ): Promise<SignedIn | null> {
-  const row = await db.maybeOne(sql.type(SignedInRow)`
+  // Named (parsed and planned once per connection, see src/db/pool.ts): every API request a person
+  // makes runs it.
+  const row = await db.maybeOne(sql.prepared('sessions.signed_in', SignedInRow)`
     select u.id as user_id, u.name, u.email, u.created_at as user_created_at,
            (s.sess->>'createdAt')::float8 as created_at, (s.sess->>'lastSeenAt')::float8 as last_seen_at, m.role
     from sessions s
