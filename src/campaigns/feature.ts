@@ -1,6 +1,7 @@
 // What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
+import { campaignConsole } from './consolePages.ts';
 import { afterContactsChanged } from './contactEffects.ts';
 import { enrollForSegmentChanges } from './enroll.ts';
 import { campaignJobs } from './jobs.ts';
@@ -10,6 +11,7 @@ import { registerStepQueue } from './stepQueue.ts';
 export const feature: Feature = {
   name: 'campaigns',
   routes: campaignRoutes,
+  console: campaignConsole,
   jobs: campaignJobs,
   effects: {
     contacts: { contactsChanged: afterContactsChanged },

@@ -25,6 +25,11 @@ const MOVES: Record<Transition, { from: CampaignStatus[]; to: CampaignStatus; au
   archive: { from: ['draft', 'active', 'paused'], to: 'archived', audit: 'campaign.archived' },
 };
 
+/** The transitions a campaign in `status` may take now (the console offers only these). */
+export function transitionsFrom(status: CampaignStatus): Transition[] {
+  return (Object.keys(MOVES) as Transition[]).filter((t) => MOVES[t].from.includes(status));
+}
+
 export async function transitionCampaign(
   app: Pick<AppContext, 'boss'>,
   tx: Tx,
