@@ -82,7 +82,7 @@ function sendSummary(step: Extract<Step, { type: 'send' }>): string {
   return first ? String(first[2]) : '';
 }
 
-function stepHeading(key: string, step: Step): { title: string; detail: string } {
+export function stepHeading(key: string, step: Step): { title: string; detail: string } {
   const number = `Step ${key}`;
   switch (step.type) {
     case 'send':

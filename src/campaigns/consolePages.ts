@@ -30,8 +30,15 @@ import {
 import type { AppContext } from '../core/context.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
-import { type FlowFigures, flowDiagram, type StepFigures } from './consoleFlow.ts';
-import { dailyFiguresOf, enrollmentCountsOf, stepFiguresOf } from './consoleQueries.ts';
+import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
+import {
+  dailyFiguresOf,
+  enrollmentCountsOf,
+  segmentMemberCount,
+  segmentNamesOf,
+  stepFiguresOf,
+} from './consoleQueries.ts';
+import { allSteps } from './flow.ts';
 import { type Transition, transitionCampaign, transitionsFrom } from './lifecycle.ts';
 import { campaignReport } from './report.ts';
 import type { CampaignReport } from './reportSchemas.ts';
@@ -52,16 +59,19 @@ type Campaign = ReturnType<typeof toCampaign>;
 type Report = z.output<typeof CampaignReport>;
 type DayFigures = { sent: number[]; opens: number[]; clicks: number[] };
 
-function triggerWords(trigger: CampaignTrigger): string {
+/** The trigger in words; `names` gives segments' names (an id stays shown if it has none). */
+function triggerWords(trigger: CampaignTrigger, names: Map<string, string> = new Map()): string {
   switch (trigger.type) {
     case 'event':
       return `On each “${trigger.eventType}” event${trigger.where?.length ? ' (filtered)' : ''}`;
     case 'segment_entered':
-      return `On entering segment ${trigger.segmentId}`;
+      return `On entering the segment “${names.get(trigger.segmentId) ?? trigger.segmentId}”`;
     case 'broadcast':
-      return `Broadcast to segment ${trigger.segmentId}${trigger.sendAt ? ` at ${trigger.sendAt}` : ' on activation'}`;
+      return `Broadcast to the segment “${names.get(trigger.segmentId) ?? trigger.segmentId}”${trigger.sendAt ? ` at ${trigger.sendAt}` : ' on activation'}`;
   }
 }
+
+const segmentOf = (trigger: CampaignTrigger) => ('segmentId' in trigger ? [trigger.segmentId] : []);
 
 /** The last DAYS UTC dates, oldest first. */
 function lastDays(now = new Date()): string[] {
@@ -101,9 +111,10 @@ async function listPage(app: AppContext, res: Response) {
   const base = workspacePath(res);
   const page = await listCampaignPage(app.db, workspaceId, {}, { page: 1, limit: LIST_LIMIT });
   const ids = page.data.map((c) => c.id);
-  const [counts, figures] = await Promise.all([
+  const [counts, figures, names] = await Promise.all([
     enrollmentCountsOf(app.db, workspaceId, ids),
     dailyFigures(app, workspaceId, ids),
+    segmentNamesOf(app.db, workspaceId, [...new Set(page.data.flatMap((c) => segmentOf(c.trigger)))]),
   ]);
   const countsOf = new Map(counts.map((row) => [row.campaign_id, row]));
   const body = page.data.length
@@ -121,7 +132,7 @@ async function listPage(app: AppContext, res: Response) {
           const c = countsOf.get(campaign.id);
           const days = figures.get(campaign.id)!;
           return [
-            html`<a href="${base}/campaigns/${encodeURIComponent(campaign.id)}">${campaign.name}</a><br><span class="muted">${triggerWords(campaign.trigger)}</span>`,
+            html`<a href="${base}/campaigns/${encodeURIComponent(campaign.id)}">${campaign.name}</a><br><span class="muted">${triggerWords(campaign.trigger, names)}</span>`,
             badge(campaign.status, STATUS_KINDS[campaign.status]),
             `${formatNumber(c?.enrolled ?? 0)} / ${formatNumber(c?.active ?? 0)} / ${formatNumber(c?.completed ?? 0)}`,
             trend(days.sent, 'Messages sent'),
@@ -191,11 +202,13 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = toCampaign(await requireCampaign(app.db, workspaceId, String(req.params.campaignId)));
   const base = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
-  const [report, now] = await Promise.all([
+  const [report, now, names] = await Promise.all([
     campaignReport(app.db, workspaceId, campaign.id) as Promise<Report>,
     stepFiguresOf(app.db, workspaceId, campaign.id),
+    segmentNamesOf(app.db, workspaceId, segmentOf(campaign.trigger)),
   ]);
   const e = report.enrollments;
+  const figures = flowFigures(report, now);
   const edit = campaign.status === 'archived' ? [] : [html`<a class="button" href="${base}/edit">Edit</a>`];
   sendPage(res, {
     title: campaign.name,
@@ -204,7 +217,7 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
     actions: html`${edit}${lifecycleButtons(base, campaign)}`,
     body: html`${keyValueList([
       ['Status', badge(campaign.status, STATUS_KINDS[campaign.status])],
-      ['Trigger', triggerWords(campaign.trigger)],
+      ['Trigger', triggerWords(campaign.trigger, names)],
       ['Re-entry', campaign.reentry],
       ['Goal', campaign.goal ? `“${campaign.goal.eventType}” event (converts and exits)` : null],
       ['Activated', campaign.activatedAt ? time(campaign.activatedAt) : null],
@@ -215,7 +228,41 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
     ])}
 <h2>Flow</h2>
 <p class="muted">Numbers as of now: reached the step, waiting there, and for send steps the messages sent, delivered, and opened and clicked by a person.</p>
-${flowDiagram(campaign.name, campaign.steps, flowFigures(report, now))}`,
+${flowDiagram(campaign.name, campaign.steps, figures)}
+<h2>Steps</h2>
+${stepTable(campaign, figures)}`,
+  });
+}
+
+/** The diagram's numbers as a table: what a screen reader reads, and what can be copied. */
+function stepTable(campaign: Campaign, figures: FlowFigures): SafeHtml {
+  const shown = (value: number | undefined) => (value === undefined ? '' : formatNumber(value));
+  return table({
+    caption: 'Each step with its numbers now',
+    columns: [
+      { label: 'Step' },
+      { label: 'What' },
+      { label: 'Reached', numeric: true },
+      { label: 'Waiting', numeric: true },
+      { label: 'Sent', numeric: true },
+      { label: 'Delivered', numeric: true },
+      { label: 'Human opens', numeric: true },
+      { label: 'Human clicks', numeric: true },
+    ],
+    rows: allSteps(campaign.steps).map(({ key, step }) => {
+      const heading = stepHeading(key, step);
+      const f = figures.steps.get(key) ?? {};
+      return [
+        key,
+        `${step.type}${heading.detail ? `: ${heading.detail}` : ''}`,
+        shown(f.reached),
+        shown(f.waiting),
+        shown(f.sent),
+        shown(f.delivered),
+        shown(f.opens),
+        shown(f.clicks),
+      ];
+    }),
   });
 }
 
@@ -350,14 +397,17 @@ async function editPage(app: AppContext, req: Request, res: Response) {
 
 // ---- Lifecycle: a page that says what will happen, then the form ----
 
-function consequences(transition: Transition, campaign: Campaign, report: Report): SafeHtml {
+type Outlook = { report: Report; names: Map<string, string>; audience: number | null };
+
+function consequences(transition: Transition, campaign: Campaign, outlook: Outlook): SafeHtml {
+  const { report, names, audience } = outlook;
   const inFlow = formatNumber(report.enrollments.active);
   switch (transition) {
     case 'activate':
-      if (campaign.status === 'paused') return consequences('resume', campaign, report);
+      if (campaign.status === 'paused') return consequences('resume', campaign, outlook);
       return campaign.trigger.type === 'broadcast'
-        ? html`<p>The members of segment ${campaign.trigger.segmentId} are enrolled ${campaign.trigger.sendAt ? html`at ${time(campaign.trigger.sendAt)}` : 'now'}, and each goes through the steps. After activation only the name and tracking can change.</p>`
-        : html`<p>The trigger starts enrolling contacts from now on (${triggerWords(campaign.trigger)}); contacts who matched before are not enrolled. After activation only the name and tracking can change.</p>`;
+        ? html`<p>The ${formatNumber(audience ?? 0)} members of the segment “${names.get(campaign.trigger.segmentId) ?? campaign.trigger.segmentId}” (as of now) are enrolled ${campaign.trigger.sendAt ? html`at ${time(campaign.trigger.sendAt)}` : 'now'}, and each goes through the steps (a send step’s message to someone unsubscribed or without an address on its channel is suppressed, not sent). After activation only the name and tracking can change.</p>`
+        : html`<p>The trigger starts enrolling contacts from now on (${triggerWords(campaign.trigger, names)}); contacts who matched before are not enrolled. After activation only the name and tracking can change.</p>`;
     case 'pause':
       return html`<p>The trigger stops enrolling. The ${inFlow} people in the flow stay where they are: each is held before its next step, and nothing more is sent to them until the campaign is resumed. Messages already queued still go.</p>`;
     case 'resume':
@@ -377,7 +427,14 @@ async function confirmPage(app: AppContext, req: Request, res: Response, transit
       'invalid-transition',
     );
   }
-  const report = (await campaignReport(app.db, workspaceId, campaign.id)) as Report;
+  const trigger = campaign.trigger;
+  const [report, names, audience] = await Promise.all([
+    campaignReport(app.db, workspaceId, campaign.id) as Promise<Report>,
+    segmentNamesOf(app.db, workspaceId, segmentOf(trigger)),
+    trigger.type === 'broadcast' && campaign.status === 'draft'
+      ? segmentMemberCount(app.db, workspaceId, trigger.segmentId)
+      : null,
+  ]);
   sendPage(res, {
     title: `${TRANSITION_LABELS[transition]} ${campaign.name}?`,
     section: 'campaigns',
@@ -385,7 +442,7 @@ async function confirmPage(app: AppContext, req: Request, res: Response, transit
       { label: 'Campaigns', href: `${workspacePath(res)}/campaigns` },
       { label: campaign.name, href: path },
     ],
-    body: html`${consequences(transition, campaign, report)}
+    body: html`${consequences(transition, campaign, { report, names, audience })}
 <p>${postForm(res, {
       action: `${path}/${transition}`,
       label: TRANSITION_LABELS[transition],

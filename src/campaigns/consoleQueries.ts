@@ -113,3 +113,23 @@ export async function stepFiguresOf(db: Db, workspaceId: string, campaignId: str
     group by step_key
   `);
 }
+
+const SegmentName = z.object({ id: z.string(), name: z.string() });
+
+/** The names of the segments triggers name, to show instead of their ids. */
+export async function segmentNamesOf(db: Db, workspaceId: string, segmentIds: readonly string[]) {
+  if (segmentIds.length === 0) return new Map<string, string>();
+  const rows = await db.any(sql.type(SegmentName)`
+    select id, name from segments
+    where workspace_id = ${workspaceId} and id = any(${sql.array([...segmentIds], 'text')})
+  `);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** A broadcast's audience now: its segment's members (activation enrolls them, suppression aside). */
+export async function segmentMemberCount(db: Db, workspaceId: string, segmentId: string) {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from segment_memberships
+    where workspace_id = ${workspaceId} and segment_id = ${segmentId}
+  `);
+}

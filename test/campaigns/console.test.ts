@@ -4,7 +4,9 @@
 // what will happen, with CSRF, roles as the API has them (any member), other workspaces' campaigns
 // as 404, and hostile names and subjects inert.
 import { expect } from 'chai';
+import { createContact } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
+import { createSegment, whenReady } from '../segments/helpers.ts';
 import type { Client } from '../support/client.ts';
 import { consolePage, followRedirect, postConsoleForm } from '../support/console.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
@@ -90,6 +92,9 @@ describe('campaigns: console pages', function () {
     expect(first).to.contain('sent 1 · delivered 0');
     expect(first).to.contain('opened 1 · clicked 1');
     expect(page.text).to.contain('completed 1 · converted 0');
+    // The same numbers as a table: reached, waiting, sent, delivered, human opens, human clicks.
+    const cells = [1, 0, 1, 0, 1, 1].map((n) => `<td class="num">${n}</td>`).join('');
+    expect(page.text).to.match(new RegExp(`<td>0</td><td>send: News</td>${cells}`));
   });
 
   it('draws every step of a flow: branches and split paths side by side, waits with durations, the end', async () => {
@@ -109,6 +114,8 @@ describe('campaigns: console pages', function () {
     expect(svg).to.contain('>no</text>');
     expect(svg).to.contain('path 2 · weight 3 · 0 drew it');
     expect(svg).to.contain('&lt;script&gt;alert(1)');
+    expect(page.text).to.contain('<td>2.else.0</td><td>send: Reminder</td>');
+    expect(page.text).to.contain('<td>3.paths.0.0</td><td>wait: 12 hours</td>');
     // The yes and no arms sit side by side: same top, different left.
     const boxAt = (key: string) =>
       new RegExp(
@@ -237,6 +244,23 @@ describe('campaigns: console pages', function () {
       'Cannot activate a campaign that is archived',
     );
     await consolePage(client, `${path}/edit`, 409);
+  });
+
+  it("tells how many a broadcast will enroll, with its segment's name", async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const api = `/api/workspaces/${workspaceId}`;
+    for (const email of ['a@b.test', 'c@b.test']) await createContact(client, api, { email });
+    const segment = await createSegment(client, api, { field: 'email', op: 'exists' }, HOSTILE);
+    await whenReady(client, api, segment.id);
+    const campaign = await createCampaign(client, api, {
+      trigger: { type: 'broadcast', segmentId: segment.id },
+    });
+    const path = `/app/${workspaceId}/campaigns/${campaign.id}`;
+    const confirm = await consolePage(client, `${path}/activate`);
+    expectInert(confirm.text);
+    expect(confirm.text).to.contain('The 2 members of the segment “&lt;script&gt;');
+    const page = await consolePage(client, path);
+    expect(page.text).to.contain('Broadcast to the segment “&lt;script&gt;alert(1)');
   });
 
   it("answers 404 for another workspace's campaign, and changes nothing", async () => {
