@@ -185,7 +185,11 @@ function flowFigures(report: Report, now: Awaited<ReturnType<typeof stepFiguresO
 }
 
 function lifecycleButtons(base: string, campaign: Campaign): SafeHtml[] {
-  return transitionsFrom(campaign.status).map(
+  // A paused campaign's activate is its resume: one button for it.
+  const offered = transitionsFrom(campaign.status).filter(
+    (t) => !(t === 'activate' && campaign.status === 'paused'),
+  );
+  return offered.map(
     (t) =>
       html`<a class="button${t === 'archive' ? ' danger' : ''}" href="${base}/${t}">${TRANSITION_LABELS[t]}</a>`,
   );

@@ -229,6 +229,9 @@ describe('campaigns: console pages', function () {
     const paused = await postConsoleForm(member.client, `${path}/pause`, { _csrf: pause.token });
     expect((await followRedirect(member.client, paused)).text).to.contain('Campaign paused.');
     expect(await statusOf(client, api, campaign.id)).to.equal('paused');
+    const pausedPage = await consolePage(client, path);
+    expect(pausedPage.text).to.contain(`href="${path}/resume"`);
+    expect(pausedPage.text).to.not.contain(`href="${path}/activate"`);
     const resume = await consolePage(client, `${path}/resume`);
     expect(resume.text).to.contain('people held in the flow continue');
     await followRedirect(client, await postConsoleForm(client, `${path}/resume`, { _csrf: resume.token }));
