@@ -5,7 +5,7 @@
 //   html.ts        html`…` (escapes), raw(), safeUrl()
 //   state.ts       who and where: consoleState(res), pageWorkspace(res), requireAdmin(res), ConsolePages
 //   shell.ts       sendPage(res, { title, crumbs, section, actions, body }), sendErrorPage, CSP headers
-//   forms.ts       consoleForm() (urlencoded + CSRF), formText, formList
+//   forms.ts       consoleForm() (urlencoded + CSRF), formText, formList, parseForm (the API's schema)
 //   flash.ts       redirectWithFlash (POST → 303 + a message shown once), takeFlash
 //   paging.ts      keyset cursors: readCursor, pageOf, withQuery
 //   components.ts  table, emptyState, pager, postForm, confirmForm, copyButton, badge, sparkline, …

@@ -2,6 +2,7 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installWebhookCommands } from './commands.ts';
+import { webhookConsole } from './console.ts';
 import { webhookDispatcher } from './dispatcher.ts';
 import { webhookRetention } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
@@ -10,6 +11,7 @@ import { sealPlaintextSecrets, webhookSecretStore } from './signingSecrets.ts';
 export const feature: Feature = {
   name: 'webhooks',
   routes: webhookRoutes,
+  console: webhookConsole,
   workerServices: [webhookDispatcher],
   commands: installWebhookCommands,
   retention: webhookRetention,

@@ -1,4 +1,5 @@
 // Webhook endpoints and the delivery log: what the routes and the CLI call.
+import type { DatabasePool } from 'slonik';
 import { recordAudit } from '../audit/index.ts';
 import type { Config } from '../config.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
@@ -23,6 +24,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from './endpointQueries.ts';
+import { planReplay } from './replay.ts';
 import {
   type CreateEndpointInput,
   type Delivery,
@@ -251,4 +253,23 @@ export async function retryDelivery(
     await recordAudit(tx, { workspaceId, action: 'webhook.deliveryRetried', targetId: endpoint.id, after });
     return { deliveryId: queued.id };
   });
+}
+
+/**
+ * Queues the endpoint's failed (or skipped) messages once more, for the dispatcher to send now.
+ * Messages still waiting for a scheduled retry are left to it (sending them too would deliver
+ * twice) and counted, as are those of a disabled endpoint.
+ */
+export async function replayFailedMessages(db: DatabasePool, workspaceId: string, endpointId: string) {
+  const plan = await planReplay(db, { workspaceId, endpointId, failedOnly: true });
+  const queued = await queueManualAttempts(
+    db,
+    workspaceId,
+    plan.sendable.map((message) => message.id),
+  );
+  return { queued: queued.length, retrying: plan.retrying.length, inactive: plan.inactive.length };
+}
+
+export async function getEndpoint(db: Db, workspaceId: string, endpointId: string): Promise<Endpoint> {
+  return toEndpoint(await requireEndpoint(db, workspaceId, endpointId));
 }
