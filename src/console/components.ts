@@ -7,6 +7,7 @@
 //   confirmForm(res, { action, label: 'Delete contact', confirm: { name: 'email', expected: c.email } })
 //   copyButton('sk_live_…')  ·  badge('active', 'success')  ·  sparkline([3, 5, 2], { label: 'Score, 30 days' })
 //   keyValueList([['Email', c.email], ['Phone', c.phone]])  ·  tabs([{ label, href, current }])
+//   groupTabs(res, 'Settings', 'settings/keys')   (the tabs of a group of sections, state.ts)
 //   csrfField(res)  (inside hand-written forms)
 import type { Response } from 'express';
 import { html, type Interpolation, type SafeHtml } from './html.ts';
@@ -115,6 +116,16 @@ export function keyValueList(pairs: [string, Interpolation][]): SafeHtml {
       html`<dt>${key}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`,
   );
   return html`<dl class="kv">${rows}</dl>`;
+}
+
+/** The tabs of the sections of a group (`Settings`), the page's own marked current. */
+export function groupTabs(res: Response, group: string, current: string): SafeHtml {
+  const state = consoleState(res);
+  const base = `/app/${encodeURIComponent(state.workspace?.id ?? '')}`;
+  const items = state.sections
+    .filter((s) => s.group === group)
+    .map((s) => ({ label: s.label, href: `${base}/${s.path}`, current: s.path === current }));
+  return tabs(items, group);
 }
 
 export function tabs(items: { label: string; href: string; current?: boolean }[], label = 'Views'): SafeHtml {

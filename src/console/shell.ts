@@ -81,13 +81,24 @@ function switcher(state: ConsoleState): SafeHtml {
 <ul>${items}<li><a href="/app/new">New workspace…</a></li></ul></details>`;
 }
 
+/** One entry per section, or per group of sections (its first section's link, the group's name). */
+function navigationEntries(sections: readonly ConsoleSection[]) {
+  const entries: { first: ConsoleSection; label: string; paths: string[] }[] = [];
+  for (const s of sections) {
+    const entry = s.group ? entries.find((e) => e.first.group === s.group) : undefined;
+    if (entry) entry.paths.push(s.path);
+    else entries.push({ first: s, label: s.group ?? s.label, paths: [s.path] });
+  }
+  return entries;
+}
+
 function navigation(state: ConsoleState, section: string | undefined): SafeHtml {
   if (!state.workspace) return html``;
   const base = `/app/${encodeURIComponent(state.workspace.id)}`;
   const visible = state.sections.filter((s) => !s.adminOnly || state.role === 'ADMIN');
-  const links = visible.map(
-    (s: ConsoleSection) =>
-      html`<li><a href="${base}/${s.path}"${s.key ? html` data-key="${s.key}"` : ''}${s.path === section ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
+  const links = navigationEntries(visible).map(
+    ({ first, label, paths }) =>
+      html`<li><a href="${base}/${first.path}"${first.key ? html` data-key="${first.key}"` : ''}${section !== undefined && paths.includes(section) ? html` aria-current="page"` : ''}>${label}</a></li>`,
   );
   return html`<nav aria-label="Sections"><ul class="sections">${links}</ul></nav>`;
 }

@@ -21,6 +21,12 @@ export type ConsoleSection = {
   order: number;
   /** Shown to ADMINs only: a MEMBER would find nothing there they may read. */
   adminOnly?: boolean;
+  /**
+   * Sections of one group (`Settings`: API keys, members, channels…, given by several features)
+   * share one entry of the navigation, named by the group and leading to its first section; their
+   * pages show the group's sections as tabs (groupTabs in components.ts).
+   */
+  group?: string;
 };
 
 export type Flash = { kind: 'success' | 'error'; message: string };
