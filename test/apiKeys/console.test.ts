@@ -1,13 +1,30 @@
 // The API keys page of the console over HTTP: list (masked), create with scopes and expiry (the key
 // shown once), revoke after a confirmation page; ADMIN only like the API; CSRF; other workspaces;
 // hostile names.
+import { request } from 'node:http';
 import { expect } from 'chai';
 import { Client } from '../support/client.ts';
-import { consolePage, followRedirect, postConsoleForm } from '../support/console.ts';
+import { consolePage, followRedirect, postConsoleForm, url } from '../support/console.ts';
 import { keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
 
 const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
+
+/** POSTs a form and resolves with its Location as soon as the response's headers arrive. */
+function postAndTakeLocation(client: Client, path: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url(path), {
+      method: 'POST',
+      headers: { cookie: client.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    sent.on('response', (response) => {
+      resolve(response.headers.location ?? '');
+      response.resume();
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
 
 function form(fields: [string, string][]) {
   return {
@@ -60,6 +77,19 @@ describe('console: API keys (settings/keys)', () => {
     });
     expect((await followRedirect(client, past)).text).to.contain('expiresAt: must be in the future');
     expect((await client.get(`/api/workspaces/${workspaceId}/keys`)).body).to.deep.equal([]);
+  });
+
+  it('keeps the flash of a POST for a redirect followed on its headers (saved before the 303 leaves)', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const path = `/app/${workspaceId}/settings/keys`;
+    const page = await consolePage(client, path);
+    let shown = 0;
+    for (let i = 0; i < 10; i++) {
+      // As a browser does: the redirect is followed as soon as its headers arrive.
+      const location = await postAndTakeLocation(client, path, `_csrf=${page.token}&name=try`);
+      if ((await client.get(location)).text.includes('scopes: must list at least one scope')) shown++;
+    }
+    expect(shown).to.equal(10);
   });
 
   it('revokes a key after its confirmation page; the key stops working', async () => {
