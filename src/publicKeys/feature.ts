@@ -2,12 +2,14 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installPublishableKeyCommands } from './commands.ts';
+import { publishableKeyConsole } from './console.ts';
 import { publishableKeyRoutes } from './routes.ts';
 import { identitySecretStore } from './secretStore.ts';
 
 export const feature: Feature = {
   name: 'publicKeys',
   routes: publishableKeyRoutes,
+  console: publishableKeyConsole,
   commands: installPublishableKeyCommands,
   secretStores: [identitySecretStore],
 };

@@ -33,6 +33,8 @@ async function keyJourney(page: Page, workspaceId: string, accessible: Check) {
   await accessible(page);
   await submit(page, 'main form button.danger');
   expect(await flash(page)).to.equal('Key “Browser key” revoked.');
+  await submit(page, 'nav.tabs a[href$="/settings/publishable"]');
+  await accessible(page);
   return key;
 }
 
