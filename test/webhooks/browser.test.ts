@@ -35,6 +35,8 @@ async function keyJourney(page: Page, workspaceId: string, accessible: Check) {
   expect(await flash(page)).to.equal('Key “Browser key” revoked.');
   await submit(page, 'nav.tabs a[href$="/settings/publishable"]');
   await accessible(page);
+  await submit(page, 'nav.tabs a[href$="/settings/channels"]');
+  await accessible(page);
   return key;
 }
 
