@@ -43,6 +43,33 @@ describe('console: webhooks', () => {
     expect(list.text).to.contain('CRM').and.not.contain(secret!);
   });
 
+  it('creates an inbound endpoint, signed or not, and shows the URL senders post to', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const base = `/app/${workspaceId}/webhooks`;
+    const form = await consolePage(client, `${base}/new`);
+    const signed = await postConsoleForm(client, base, {
+      _csrf: form.token,
+      direction: 'INBOUND',
+      name: 'From CRM',
+      signed: 'yes',
+      signatureScheme: 'standard',
+    });
+    expect(signed.status, signed.text).to.equal(201);
+    const [endpoint] = (await client.get(webhooksPath(workspaceId))).body;
+    expect(endpoint).to.include({ direction: 'INBOUND', signatureScheme: 'standard', url: null });
+    expect(signed.text)
+      .to.match(/data-copy="whsec_/)
+      .and.contain(`/api/webhooks/inbound/${endpoint.id}`);
+    const unsigned = await postConsoleForm(client, base, {
+      _csrf: form.token,
+      direction: 'INBOUND',
+      name: 'Open',
+    });
+    expect(unsigned.text)
+      .to.contain('not signed')
+      .and.not.match(/data-copy="whsec_/);
+  });
+
   it('refuses a bad form with the API’s message and creates nothing', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const base = `/app/${workspaceId}/webhooks`;
