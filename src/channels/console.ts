@@ -1,6 +1,6 @@
-// /app/{ws}/settings/channels (src/console/ kit): each channel's state, the email channel's form
-// (SMTP server, sender, DKIM) with a test send to an address you type, and the provider feedback
-// endpoints' URLs to copy. Secrets are never shown back: a "set" badge and a field that replaces
+// /app/{ws}/settings/channels (src/console/ kit): the email channel's form (SMTP server, sender,
+// DKIM) with a test send to an address you type, the provider feedback endpoints' URLs to copy,
+// push (its VAPID subject; the public key to copy) and Telegram's state (its bot and webhook). Secrets are never shown back: a "set" badge and a field that replaces
 // the stored value when filled (left empty, the stored one is kept, as the API's PUT does). Reading
 // is for any member (channels:read); changing and test sends for an ADMIN, as the API.
 import type { Request, Response } from 'express';
@@ -31,7 +31,10 @@ import { PutEmailConfigBody, TestEmailBody } from './email/schemas.ts';
 import { forgetEmailSending } from './email/send.ts';
 import { putEmailConfig, toEmailConfig } from './email/service.ts';
 import { sendTestEmail } from './email/testMessage.ts';
-import { findChannelConfig } from './queries.ts';
+import { PutPushConfigBody } from './push/schemas.ts';
+import { presentPushConfig, putPushConfig } from './push/service.ts';
+import { type ChannelConfigRow, findChannelConfig } from './queries.ts';
+import { toTelegramConfig } from './telegram/service.ts';
 
 const SECTION = 'settings/channels';
 type EmailConfig = ReturnType<typeof toEmailConfig>;
@@ -83,6 +86,40 @@ function testForm(res: Response, action: string): SafeHtml {
 <div><button type="submit">Send test</button></div></form>`;
 }
 
+async function pushPanel(app: AppContext, res: Response, action: string, row: ChannelConfigRow | null) {
+  const push = row ? await presentPushConfig(app.db, row) : null;
+  const facts = push
+    ? keyValueList([
+        ['VAPID public key', copyButton(push.publicKey)],
+        ['VAPID private key', html`${set(true)} <span class="muted">(made here, never shown)</span>`],
+        ['Subscribed browsers', String(push.subscriptions)],
+      ])
+    : html`<p class="muted">Saving a subject makes the VAPID key pair.</p>`;
+  const form = isAdmin(res)
+    ? html`<form method="post" action="${action}" class="stack">${csrfField(res)}${back(res)}
+<label for="push-subject">VAPID subject <span class="muted">(mailto: or https: URL)</span></label>
+<input id="push-subject" name="subject" required value="${push?.subject ?? ''}" placeholder="mailto:ops@example.com" autocomplete="off">
+<div><button type="submit">Save push channel</button></div></form>`
+    : push
+      ? keyValueList([['VAPID subject', push.subject]])
+      : '';
+  return html`<section class="panel" aria-labelledby="push-title"><h2 id="push-title">Push (Web Push) ${push ? badge('configured', 'success') : badge('not configured')}</h2>${facts}${form}</section>`;
+}
+
+function telegramPanel(row: ChannelConfigRow | null, workspaceId: string): SafeHtml {
+  const telegram = row ? toTelegramConfig(row) : null;
+  return html`<section class="panel" aria-labelledby="telegram-title"><h2 id="telegram-title">Telegram ${telegram ? badge('configured', 'success') : badge('not configured')}</h2>
+${
+  telegram
+    ? keyValueList([
+        ['Bot', html`@${telegram.botUsername} <span class="muted">(${telegram.botName})</span>`],
+        ['Bot token', set(telegram.tokenSet)],
+        ['Updates webhook', copyButton(telegram.webhookUrl, 'Copy URL')],
+      ])
+    : ''
+}<p class="muted">The bot token is set with <code>PUT /api/workspaces/${workspaceId}/channels/telegram</code> (it is checked with Telegram and never shown back).</p></section>`;
+}
+
 const nullIfEmpty = (value: string) => (value.trim() === '' ? null : value.trim());
 
 /** The email form as the API's PUT body: empty secret fields keep what is stored. */
@@ -116,7 +153,6 @@ async function channelsPage(app: AppContext, _req: Request, res: Response) {
     findChannelConfig(app.db, workspaceId, 'telegram'),
     listFeedbackEndpoints(app.db, workspaceId),
   ]);
-  const configured = (yes: boolean) => (yes ? badge('configured', 'success') : badge('not configured'));
   const feedbackList =
     feedback.length === 0
       ? html`<p class="muted">No provider feedback endpoint yet (Amazon SES, SendGrid, Postmark): create one with <code>PUT /api/workspaces/${workspaceId}/channels/email/feedback/{provider}</code>.</p>`
@@ -131,11 +167,8 @@ ${emailForm(res, `${base}/email`, email ? toEmailConfig(email) : null)}
 ${isAdmin(res) && email ? testForm(res, `${base}/email/test`) : ''}
 <section class="panel" aria-labelledby="feedback-title"><h2 id="feedback-title">Provider feedback endpoints</h2>
 <p>Give these URLs to your email provider so bounces and complaints reach Switchboard.</p>${feedbackList}</section>
-<section class="panel" aria-labelledby="other-title"><h2 id="other-title">Other channels</h2>
-${keyValueList([
-  ['Push (Web Push, VAPID)', configured(push !== null)],
-  ['Telegram', configured(telegram !== null)],
-])}<p class="muted">Configured through <code>PUT /api/workspaces/${workspaceId}/channels/push</code> and <code>…/channels/telegram</code>; their secrets are never shown back.</p></section>`,
+${await pushPanel(app, res, `${base}/push`, push)}
+${telegramPanel(telegram, workspaceId)}`,
   });
 }
 
@@ -145,6 +178,13 @@ async function saveEmail(app: AppContext, req: Request, res: Response) {
   await putEmailConfig(app.db, app.config, workspaceId, emailBodyOf(req));
   forgetEmailSending(workspaceId);
   redirectWithFlash(req, res, `${workspacePath(res)}/${SECTION}`, 'Email channel saved.');
+}
+
+async function savePush(app: AppContext, req: Request, res: Response) {
+  requireAdmin(res);
+  const body = parseForm(PutPushConfigBody, { subject: formText(req, 'subject') });
+  await putPushConfig(app.db, pageWorkspace(res).id, body);
+  redirectWithFlash(req, res, `${workspacePath(res)}/${SECTION}`, 'Push channel saved.');
 }
 
 async function testEmail(app: AppContext, req: Request, res: Response) {
@@ -167,6 +207,7 @@ export function channelConsole(app: AppContext): ConsolePages {
     install(router) {
       router.get(`/${SECTION}`, (req, res) => channelsPage(app, req, res));
       router.post(`/${SECTION}/email`, consoleForm(), (req, res) => saveEmail(app, req, res));
+      router.post(`/${SECTION}/push`, consoleForm(), (req, res) => savePush(app, req, res));
       router.post(`/${SECTION}/email/test`, consoleForm(), (req, res) => testEmail(app, req, res));
     },
   };

@@ -71,6 +71,39 @@ describe('console: channels (settings/channels)', () => {
       .and.contain('Test message not sent');
   });
 
+  it('configures push from its subject (the key pair made once) and shows the public key', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const path = `/app/${workspaceId}/settings/channels`;
+    const page = await consolePage(client, path);
+    const bad = await postConsoleForm(client, `${path}/push`, {
+      _csrf: page.token,
+      _back: path,
+      subject: 'nope',
+    });
+    expect((await followRedirect(client, bad)).text)
+      .to.contain('flash-error')
+      .and.contain('subject');
+    const saved = await postConsoleForm(client, `${path}/push`, {
+      _csrf: page.token,
+      subject: 'mailto:ops@acme.test',
+    });
+    const after = await followRedirect(client, saved);
+    const push = (await client.get(`/api/workspaces/${workspaceId}/channels/push`)).body;
+    expect(push.subject).to.equal('mailto:ops@acme.test');
+    expect(after.text).to.contain('Push channel saved.').and.contain(`data-copy="${push.publicKey}"`);
+    const { client: member } = await memberOf(client, workspaceId, 'MEMBER');
+    const seen = await consolePage(member, path);
+    expect(seen.text).to.contain('mailto:ops@acme.test').and.not.contain('Save push channel');
+    const refused = await postConsoleForm(member, `${path}/push`, {
+      _csrf: seen.token,
+      subject: 'mailto:x@acme.test',
+    });
+    expect(refused.status).to.equal(403);
+    expect((await client.get(`/api/workspaces/${workspaceId}/channels/push`)).body.subject).to.equal(
+      'mailto:ops@acme.test',
+    );
+  });
+
   it('refuses a bad form with the API’s message and changes nothing', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const path = `/app/${workspaceId}/settings/channels`;
