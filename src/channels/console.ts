@@ -1,6 +1,6 @@
 // /app/{ws}/settings/channels (src/console/ kit): the email channel's form (SMTP server, sender,
 // DKIM) with a test send to an address you type, the provider feedback endpoints' URLs to copy,
-// push (its VAPID subject; the public key to copy) and Telegram's state (its bot and webhook). Secrets are never shown back: a "set" badge and a field that replaces
+// push (its VAPID subject; the public key to copy) and Telegram (its bot token, replaced, never shown). Secrets are never shown back: a "set" badge and a field that replaces
 // the stored value when filled (left empty, the stored one is kept, as the API's PUT does). Reading
 // is for any member (channels:read); changing and test sends for an ADMIN, as the API.
 import type { Request, Response } from 'express';
@@ -34,7 +34,8 @@ import { sendTestEmail } from './email/testMessage.ts';
 import { PutPushConfigBody } from './push/schemas.ts';
 import { presentPushConfig, putPushConfig } from './push/service.ts';
 import { type ChannelConfigRow, findChannelConfig } from './queries.ts';
-import { toTelegramConfig } from './telegram/service.ts';
+import { PutTelegramConfigBody } from './telegram/schemas.ts';
+import { putTelegramConfig, toTelegramConfig } from './telegram/service.ts';
 
 const SECTION = 'settings/channels';
 type EmailConfig = ReturnType<typeof toEmailConfig>;
@@ -106,18 +107,22 @@ async function pushPanel(app: AppContext, res: Response, action: string, row: Ch
   return html`<section class="panel" aria-labelledby="push-title"><h2 id="push-title">Push (Web Push) ${push ? badge('configured', 'success') : badge('not configured')}</h2>${facts}${form}</section>`;
 }
 
-function telegramPanel(row: ChannelConfigRow | null, workspaceId: string): SafeHtml {
+function telegramPanel(res: Response, action: string, row: ChannelConfigRow | null): SafeHtml {
   const telegram = row ? toTelegramConfig(row) : null;
-  return html`<section class="panel" aria-labelledby="telegram-title"><h2 id="telegram-title">Telegram ${telegram ? badge('configured', 'success') : badge('not configured')}</h2>
-${
-  telegram
+  const facts = telegram
     ? keyValueList([
         ['Bot', html`@${telegram.botUsername} <span class="muted">(${telegram.botName})</span>`],
         ['Bot token', set(telegram.tokenSet)],
         ['Updates webhook', copyButton(telegram.webhookUrl, 'Copy URL')],
       ])
-    : ''
-}<p class="muted">The bot token is set with <code>PUT /api/workspaces/${workspaceId}/channels/telegram</code> (it is checked with Telegram and never shown back).</p></section>`;
+    : '';
+  const form = isAdmin(res)
+    ? html`<form method="post" action="${action}" class="stack">${csrfField(res)}${back(res)}
+<label for="telegram-token">${telegram ? 'Replace the bot token' : 'Bot token'} <span class="muted">(from @BotFather; checked with Telegram, never shown back)</span></label>
+<input id="telegram-token" name="botToken" type="password" required autocomplete="off">
+<div><button type="submit">Save Telegram channel</button></div></form>`
+    : '';
+  return html`<section class="panel" aria-labelledby="telegram-title"><h2 id="telegram-title">Telegram ${telegram ? badge('configured', 'success') : badge('not configured')}</h2>${facts}${form}</section>`;
 }
 
 const nullIfEmpty = (value: string) => (value.trim() === '' ? null : value.trim());
@@ -168,7 +173,7 @@ ${isAdmin(res) && email ? testForm(res, `${base}/email/test`) : ''}
 <section class="panel" aria-labelledby="feedback-title"><h2 id="feedback-title">Provider feedback endpoints</h2>
 <p>Give these URLs to your email provider so bounces and complaints reach Switchboard.</p>${feedbackList}</section>
 ${await pushPanel(app, res, `${base}/push`, push)}
-${telegramPanel(telegram, workspaceId)}`,
+${telegramPanel(res, `${base}/telegram`, telegram)}`,
   });
 }
 
@@ -187,6 +192,25 @@ async function savePush(app: AppContext, req: Request, res: Response) {
   redirectWithFlash(req, res, `${workspacePath(res)}/${SECTION}`, 'Push channel saved.');
 }
 
+/** A refusal by a provider (a 502 for the API) is an answer for the person, not a fault of ours. */
+function providerRefusal(error: unknown): AppError | null {
+  return error instanceof AppError && error.status !== 404 ? error : null;
+}
+
+async function saveTelegram(app: AppContext, req: Request, res: Response) {
+  requireAdmin(res);
+  const page = `${workspacePath(res)}/${SECTION}`;
+  const { botToken } = parseForm(PutTelegramConfigBody, { botToken: formText(req, 'botToken') });
+  try {
+    const row = await putTelegramConfig(app, pageWorkspace(res).id, botToken);
+    redirectWithFlash(req, res, page, `Telegram channel saved: @${toTelegramConfig(row).botUsername}.`);
+  } catch (error) {
+    const refusal = providerRefusal(error);
+    if (!refusal) throw error;
+    redirectWithFlash(req, res, page, `Telegram channel not saved: ${refusal.message}`, 'error');
+  }
+}
+
 async function testEmail(app: AppContext, req: Request, res: Response) {
   requireAdmin(res);
   const page = `${workspacePath(res)}/${SECTION}`;
@@ -195,9 +219,9 @@ async function testEmail(app: AppContext, req: Request, res: Response) {
     const sent = await sendTestEmail(app, pageWorkspace(res).id, to);
     redirectWithFlash(req, res, page, `Test message accepted for ${to}: ${sent.response}`);
   } catch (error) {
-    // The SMTP server's refusal (a 502 for the API) is the answer the person asked for, not a fault.
-    if (!(error instanceof AppError) || error.status === 404) throw error;
-    redirectWithFlash(req, res, page, `Test message not sent: ${error.message}`, 'error');
+    const refusal = providerRefusal(error);
+    if (!refusal) throw error;
+    redirectWithFlash(req, res, page, `Test message not sent: ${refusal.message}`, 'error');
   }
 }
 
@@ -207,6 +231,7 @@ export function channelConsole(app: AppContext): ConsolePages {
     install(router) {
       router.get(`/${SECTION}`, (req, res) => channelsPage(app, req, res));
       router.post(`/${SECTION}/email`, consoleForm(), (req, res) => saveEmail(app, req, res));
+      router.post(`/${SECTION}/telegram`, consoleForm(), (req, res) => saveTelegram(app, req, res));
       router.post(`/${SECTION}/push`, consoleForm(), (req, res) => savePush(app, req, res));
       router.post(`/${SECTION}/email/test`, consoleForm(), (req, res) => testEmail(app, req, res));
     },

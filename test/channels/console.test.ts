@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { closeChannels } from '../../src/channels/index.ts';
 import { consolePage, followRedirect, postConsoleForm } from '../support/console.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
+import { fakeBotApi } from '../support/fakeBotApi.ts';
 import { memberOf } from '../support/helpers.ts';
 import { type SmtpSink, startSmtpSink } from './smtpSink.ts';
 
@@ -102,6 +103,32 @@ describe('console: channels (settings/channels)', () => {
     expect((await client.get(`/api/workspaces/${workspaceId}/channels/push`)).body.subject).to.equal(
       'mailto:ops@acme.test',
     );
+  });
+
+  it('sets the Telegram bot token (checked with Telegram, never shown back)', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const path = `/app/${workspaceId}/settings/channels`;
+    const page = await consolePage(client, path);
+    const unknown = await postConsoleForm(client, `${path}/telegram`, {
+      _csrf: page.token,
+      _back: path,
+      botToken: '123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    });
+    expect((await followRedirect(client, unknown)).text).to.contain('flash-error');
+    expect((await client.get(`/api/workspaces/${workspaceId}/channels/telegram`)).status).to.equal(404);
+    const { token, bot } = fakeBotApi().addBot();
+    const saved = await postConsoleForm(client, `${path}/telegram`, { _csrf: page.token, botToken: token });
+    const after = await followRedirect(client, saved);
+    expect(after.text)
+      .to.contain(`Telegram channel saved: @${bot.username}.`)
+      .and.contain('badge-success">set');
+    expect(after.text).to.not.contain(token);
+    expect(fakeBotApi().webhooks.get(token)?.url).to.contain(workspaceId);
+    const { client: member } = await memberOf(client, workspaceId, 'MEMBER');
+    const seen = await consolePage(member, path);
+    expect(seen.text).to.contain(`@${bot.username}`).and.not.contain('Save Telegram channel');
+    const refused = await postConsoleForm(member, `${path}/telegram`, { _csrf: seen.token, botToken: token });
+    expect(refused.status).to.equal(403);
   });
 
   it('refuses a bad form with the API’s message and changes nothing', async () => {
