@@ -140,7 +140,7 @@ async function revoke(app: AppContext, req: Request, res: Response) {
 
 export function apiKeyConsole(app: AppContext): ConsolePages {
   return {
-    sections: [{ path: SECTION, label: title, group: 'Settings', order: 80 }],
+    sections: [{ path: SECTION, label: title, group: 'Settings', order: 80, adminOnly: true }],
     install(router) {
       router.get('/settings/keys', (req, res) => listPage(app, req, res));
       router.post('/settings/keys', consoleForm(), (req, res) => create(app, req, res));

@@ -123,7 +123,7 @@ export function groupTabs(res: Response, group: string, current: string): SafeHt
   const state = consoleState(res);
   const base = `/app/${encodeURIComponent(state.workspace?.id ?? '')}`;
   const items = state.sections
-    .filter((s) => s.group === group)
+    .filter((s) => s.group === group && (!s.adminOnly || state.role === 'ADMIN'))
     .map((s) => ({ label: s.label, href: `${base}/${s.path}`, current: s.path === current }));
   return tabs(items, group);
 }

@@ -193,7 +193,7 @@ async function rotate(app: AppContext, _req: Request, res: Response) {
 
 export function publishableKeyConsole(app: AppContext): ConsolePages {
   return {
-    sections: [{ path: SECTION, label: TITLE, group: 'Settings', order: 81 }],
+    sections: [{ path: SECTION, label: TITLE, group: 'Settings', order: 81, adminOnly: true }],
     install(router) {
       router.get(`/${SECTION}`, (req, res) => listPage(app, req, res));
       router.post(`/${SECTION}`, consoleForm(), (req, res) => create(app, req, res));

@@ -260,8 +260,9 @@ async function destroy(app: AppContext, req: Request, res: Response) {
 export function workspaceSettingsConsole(app: AppContext): ConsolePages {
   return {
     sections: [
-      { path: 'settings/members', label: 'Members', order: 80 },
-      { path: 'settings/workspace', label: 'Settings', order: 90 },
+      // Members first: the Settings entry leads there, the one page of the group every member reads.
+      { path: 'settings/members', label: 'Members', group: 'Settings', order: 79 },
+      { path: 'settings/workspace', label: 'Workspace', group: 'Settings', order: 84 },
     ],
     install(router: Router) {
       const form = consoleForm();
