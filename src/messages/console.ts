@@ -1,11 +1,11 @@
 // The contact page's panels of the messages feature (src/contacts/consolePanels.ts):
 // subscriptions per channel, editable (the same service as PUT …/contacts/{id}/subscriptions: an
 // opt-out emits its event and exits campaigns that only send on that channel), and the latest
-// messages sent to the contact.
+// messages sent to the contact, each linked to its page (consolePages.ts), with the full log filtered
+// to the contact a link away.
 import type { Request, Response, Router } from 'express';
 import { channelNamed } from '../channels/index.ts';
 import {
-  type BadgeKind,
   badge,
   consoleForm,
   csrfField,
@@ -16,13 +16,14 @@ import {
   type SafeHtml,
   table,
   time,
+  withQuery,
   workspacePath,
 } from '../console/index.ts';
 import type { ContactPanel, ContactView } from '../contacts/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { ValidationError } from '../core/errors.ts';
 import { pageWindow } from '../db/paginate.ts';
-import type { MessageStatus } from './rows.ts';
+import { messageLink, STATUS_KINDS } from './consolePages.ts';
 import { toSubscriptions } from './schemas.ts';
 import { getSubscriptions, listMessages, putSubscriptions } from './service.ts';
 import { SUBSCRIPTION_CHANNELS } from './subscriptionQueries.ts';
@@ -98,15 +99,6 @@ export const subscriptionsPanel: ContactPanel = {
 
 const MESSAGES_SHOWN = 10;
 
-const STATUS_KINDS: Record<MessageStatus, BadgeKind> = {
-  queued: 'info',
-  sending: 'info',
-  sent: 'success',
-  failed: 'danger',
-  bounced: 'danger',
-  suppressed: 'warning',
-};
-
 async function renderMessages(view: ContactView): Promise<SafeHtml> {
   const { rows, total } = await listMessages(
     view.app.db,
@@ -115,6 +107,8 @@ async function renderMessages(view: ContactView): Promise<SafeHtml> {
     pageWindow({ page: 1, limit: MESSAGES_SHOWN }),
   );
   if (rows.length === 0) return html`<p class="muted">No message was sent to this contact yet.</p>`;
+  const base = workspacePath(view.res);
+  const all = withQuery(`${base}/messages`, { contact: view.contact.id });
   return html`${table({
     caption: 'Latest messages',
     columns: [
@@ -126,10 +120,10 @@ async function renderMessages(view: ContactView): Promise<SafeHtml> {
     rows: rows.map((m) => [
       time(m.created_at),
       m.channel,
-      m.rendered_subject ?? html`<code>${m.id}</code>`,
+      messageLink(base, m),
       badge(m.status, STATUS_KINDS[m.status]),
     ]),
-  })}${total > rows.length ? html`<p class="muted">The latest ${rows.length} of ${total}.</p>` : ''}`;
+  })}<p>${total > rows.length ? html`<span class="muted">The latest ${rows.length} of ${total}.</span> ` : ''}<a href="${all}">Every message to this contact</a></p>`;
 }
 
 export const messagesPanel: ContactPanel = {

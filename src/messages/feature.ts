@@ -2,6 +2,7 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { channelReceiverRoutes } from './channelEffects.ts';
+import { messageConsole } from './consolePages.ts';
 import { messageJobs } from './jobs.ts';
 import { messageRetention } from './retention.ts';
 import { messageRoutes } from './routes.ts';
@@ -14,6 +15,7 @@ export const feature: Feature = {
   pages: installUnsubscribePages,
   jobs: messageJobs,
   retention: messageRetention,
+  console: messageConsole,
 };
 
 export { messagesPanel, subscriptionsPanel } from './console.ts';

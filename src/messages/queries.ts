@@ -105,7 +105,19 @@ export type MessageFilter = {
   campaignId?: string;
   channel?: Channel;
   status?: MessageStatus;
+  /** A campaign step's path (`3.then.0`); meant with campaignId, as paths repeat across campaigns. */
+  stepKey?: string;
 };
+
+function filterConditions(workspaceId: string, filter: MessageFilter): FragmentSqlToken[] {
+  const conditions: FragmentSqlToken[] = [sql.fragment`workspace_id = ${workspaceId}`];
+  if (filter.contactId) conditions.push(sql.fragment`contact_id = ${filter.contactId}`);
+  if (filter.campaignId) conditions.push(sql.fragment`campaign_id = ${filter.campaignId}`);
+  if (filter.channel) conditions.push(sql.fragment`channel = ${filter.channel}`);
+  if (filter.status) conditions.push(sql.fragment`status = ${filter.status}`);
+  if (filter.stepKey) conditions.push(sql.fragment`step_key = ${filter.stepKey}`);
+  return conditions;
+}
 
 export async function listMessagePage(
   db: Db,
@@ -113,11 +125,7 @@ export async function listMessagePage(
   filter: MessageFilter,
   window: PageWindow,
 ) {
-  const conditions: FragmentSqlToken[] = [sql.fragment`workspace_id = ${workspaceId}`];
-  if (filter.contactId) conditions.push(sql.fragment`contact_id = ${filter.contactId}`);
-  if (filter.campaignId) conditions.push(sql.fragment`campaign_id = ${filter.campaignId}`);
-  if (filter.channel) conditions.push(sql.fragment`channel = ${filter.channel}`);
-  if (filter.status) conditions.push(sql.fragment`status = ${filter.status}`);
+  const conditions = filterConditions(workspaceId, filter);
   return selectPage(
     db,
     MessageRow,
@@ -129,4 +137,25 @@ export async function listMessagePage(
     },
     window,
   );
+}
+
+/**
+ * Newest first by keyset: the rows after the message `afterId` (its created_at and id, read by the
+ * same statement, so the position is exact to the microsecond), never OFFSET. An `afterId` that is
+ * not a message of the workspace starts nowhere: an empty page.
+ */
+export async function listMessagesAfter(
+  db: Db,
+  workspaceId: string,
+  filter: MessageFilter,
+  page: { afterId: string | null; limit: number },
+) {
+  const conditions = filterConditions(workspaceId, filter);
+  if (page.afterId)
+    conditions.push(sql.fragment`(created_at, id) < (
+      select created_at, id from messages where workspace_id = ${workspaceId} and id = ${page.afterId})`);
+  return db.any(sql.type(MessageRow)`
+    select ${columns} from messages where ${sql.join(conditions, sql.fragment` and `)}
+    order by created_at desc, id desc limit ${page.limit}
+  `);
 }

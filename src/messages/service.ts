@@ -18,6 +18,7 @@ import {
   insertCampaignMessages,
   insertMessage,
   listMessagePage,
+  listMessagesAfter,
   type MessageFilter,
 } from './queries.ts';
 import type { Channel, MessageTemplate } from './rows.ts';
@@ -200,6 +201,16 @@ async function recipientContactId(
 
 export async function listMessages(db: Db, workspaceId: string, filter: MessageFilter, window: PageWindow) {
   return listMessagePage(db, workspaceId, filter, window);
+}
+
+/** The console's list: newest first, by keyset (after a message's id), with the same filter. */
+export async function listMessagesByKeyset(
+  db: Db,
+  workspaceId: string,
+  filter: MessageFilter,
+  page: { afterId: string | null; limit: number },
+) {
+  return listMessagesAfter(db, workspaceId, filter, page);
 }
 
 export async function getMessageWithTimeline(db: Db, workspaceId: string, messageId: string) {

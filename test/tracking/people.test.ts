@@ -10,6 +10,7 @@ import { launchChromium } from '../support/browser.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
+  BARRACUDA,
   CHROME,
   campaignMail,
   classifiedHits,
@@ -18,8 +19,6 @@ import {
   suiteLanding,
   trackingOf,
 } from './support.ts';
-
-const BARRACUDA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Barracuda Sentinel (EE)';
 
 describe('tracking: people and machines', function () {
   this.timeout(90_000);

@@ -12,6 +12,9 @@ import { server } from '../support/server.ts';
 export const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
+/** A mail security gateway's agent: its hits are machine hits (security_gateway). */
+export const BARRACUDA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Barracuda Sentinel (EE)';
+
 export type Landing = { origin: string; paths: string[]; close: () => Promise<void> };
 
 /** A site the tracked links point at; it records the paths (with query) it was asked for. */
