@@ -5,6 +5,7 @@
 // workspaces' ids as 404, and hostile subjects, HTML and link URLs inert — in Chromium too: the
 // frame runs neither a <script> nor an onerror handler, and the page passes axe.
 import { expect } from 'chai';
+import { FakeTwilio } from '../channels/sms/fakeTwilio.ts';
 import { suiteChromium } from '../support/browser.ts';
 import {
   consolePage,
@@ -25,7 +26,7 @@ import {
   suiteLanding,
   trackingOf,
 } from '../tracking/support.ts';
-import { makeContact, suiteSink, waitForStatus } from './support.ts';
+import { makeContact, messagingWorkspace, suiteSink, waitForStatus } from './support.ts';
 
 const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
 const HOSTILE_HTML =
@@ -188,6 +189,42 @@ describe('messages: console pages', function () {
     expect(page.text).to.contain(`href="${app}/messages/${hostileId}"`);
     expect(page.text).to.contain(`href="${app}/messages?contact=${hostileContact}"`);
     expectInert(page.text);
+  });
+
+  it("shows another channel's fields as it rendered them: an SMS's text, encoding and segments", async () => {
+    const twilio = new FakeTwilio();
+    await twilio.start();
+    try {
+      const sms = await messagingWorkspace();
+      const put = await sms.admin.put(`${sms.base}/channels/sms`, {
+        ...twilio.addAccount(),
+        from: '+33757000001',
+        defaultRegion: 'fr',
+        apiUrl: twilio.url,
+      });
+      expect(put.status, put.text).to.equal(200);
+      const contactId = await makeContact(sms.client, sms.base, { phone: '06 12 34 56 78' });
+      const sent = await sms.client.post(`${sms.base}/messages`, {
+        contactId,
+        channel: 'sms',
+        text: `Code ${HOSTILE}`,
+      });
+      expect(sent.status, sent.text).to.equal(202);
+      await waitForStatus(sms.client, sms.base, sent.body.id, 'sent');
+      const smsApp = `/app/${sms.workspaceId}`;
+      const list = await consolePage(sms.admin, `${smsApp}/messages?channel=sms`);
+      expect(list.text).to.contain(`href="${smsApp}/messages/${sent.body.id}"`);
+      expect(list.text).to.contain('<td>SMS</td>');
+      const page = await consolePage(sms.admin, `${smsApp}/messages/${sent.body.id}`);
+      expect(page.text).to.contain('<pre class="message-text">Code &lt;script&gt;alert(1)');
+      expect(page.text).to.contain('<dt>Encoding</dt><dd>GSM-7</dd>');
+      expect(page.text).to.match(/<dt>Segments<\/dt><dd>\d+<\/dd>/);
+      expect(page.text).to.contain('<dd>+33612345678</dd>');
+      expect(page.text).to.not.contain('message-frame');
+      expectInert(page.text);
+    } finally {
+      await twilio.stop();
+    }
   });
 
   it('lets a MEMBER read; another workspace and unknown ids are the 404 page', async () => {
