@@ -95,13 +95,18 @@ function filterForm(req: Request, base: string): SafeHtml {
 </form>`;
 }
 
-/** The line a list shows for a message: its subject as sent, else its subject template, else its id. */
+const SNIPPET = 80;
+
+/**
+ * The line a list shows for a message: its subject as sent, else its subject template, else the
+ * start of its text template (channels without a subject), else its id.
+ */
 function subjectLine(row: MessageRow): Interpolation {
-  return (
-    row.rendered_subject ??
-    (row.template.subject ? html`<span class="muted">${row.template.subject}</span>` : null) ??
-    html`<code>${row.id}</code>`
-  );
+  if (row.rendered_subject) return row.rendered_subject;
+  if (row.template.subject) return html`<span class="muted">${row.template.subject}</span>`;
+  const text = row.template.text?.trim();
+  if (text) return text.length > SNIPPET ? `${text.slice(0, SNIPPET)}…` : text;
+  return html`<code>${row.id}</code>`;
 }
 
 export function messageLink(base: string, row: MessageRow): SafeHtml {
@@ -298,7 +303,7 @@ async function messagePage(app: AppContext, req: Request, res: Response) {
     ['Id', html`<code>${message.id}</code>`],
   ]);
   sendPage(res, {
-    title: message.rendered_subject ?? message.template.subject ?? message.id,
+    title: message.rendered_subject || message.template.subject || `Message ${message.id}`,
     section: 'messages',
     crumbs: [{ label: 'Messages', href: `${base}/messages` }],
     body: html`${outcomeNotice(message)}

@@ -213,9 +213,12 @@ describe('messages: console pages', function () {
       await waitForStatus(sms.client, sms.base, sent.body.id, 'sent');
       const smsApp = `/app/${sms.workspaceId}`;
       const list = await consolePage(sms.admin, `${smsApp}/messages?channel=sms`);
-      expect(list.text).to.contain(`href="${smsApp}/messages/${sent.body.id}"`);
+      expect(list.text).to.contain(
+        `href="${smsApp}/messages/${sent.body.id}">Code &lt;script&gt;alert(1)&lt;/script&gt;`,
+      );
       expect(list.text).to.contain('<td>SMS</td>');
       const page = await consolePage(sms.admin, `${smsApp}/messages/${sent.body.id}`);
+      expect(page.text).to.contain(`<h1>Message ${sent.body.id}</h1>`);
       expect(page.text).to.contain('<pre class="message-text">Code &lt;script&gt;alert(1)');
       expect(page.text).to.contain('<dt>Encoding</dt><dd>GSM-7</dd>');
       expect(page.text).to.match(/<dt>Segments<\/dt><dd>\d+<\/dd>/);
