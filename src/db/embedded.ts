@@ -38,7 +38,12 @@ function urlFor(port: number, database = DATABASE): string {
  * server's superuser, so it may read `data_directory`.
  */
 async function servedDirectory(port: number): Promise<string | null> {
-  const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
+  // Nothing listening fails at once; a server that is slow to answer (a busy machine) gets time
+  // enough not to be mistaken for "another program", which would name the wrong cause.
+  const client = new pg.Client({
+    connectionString: urlFor(port, 'postgres'),
+    connectionTimeoutMillis: 10_000,
+  });
   try {
     await client.connect();
     const result = await client.query<{ dir: string }>(`select current_setting('data_directory') as dir`);
