@@ -12,6 +12,8 @@ export type LoadCase = {
   name: string;
   paths: string[];
   headers: Record<string, string>;
+  /** Headers of each connection (its own session cookie, say), added to `headers`; cycled. */
+  connectionHeaders?: Record<string, string>[];
   /** Any other status counts as an error. */
   status: number;
 };
@@ -21,6 +23,7 @@ export type LoadResult = {
   errors: number;
   seconds: number;
   p50: number;
+  p95: number;
   p99: number;
 };
 type LoadPlan = { origin: string; target: LoadCase; seconds: number; connections: number };
@@ -35,11 +38,13 @@ async function drive({ origin, target, seconds, connections }: LoadPlan): Promis
   let errors = 0;
   let next = 0;
   const deadline = performance.now() + seconds * 1000;
-  const loop = async () => {
+  const loop = async (_: unknown, connection: number) => {
+    const own = target.connectionHeaders?.[connection % target.connectionHeaders.length];
+    const headers = { ...target.headers, ...own };
     while (performance.now() < deadline) {
       const started = performance.now();
       const path = target.paths[next++ % target.paths.length];
-      const response = await pool.request({ method: 'GET', path, headers: target.headers });
+      const response = await pool.request({ method: 'GET', path, headers });
       await response.body.dump();
       if (response.statusCode !== target.status) errors++;
       latencies.push(performance.now() - started);
@@ -56,6 +61,7 @@ async function drive({ origin, target, seconds, connections }: LoadPlan): Promis
     errors,
     seconds: elapsed,
     p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
     p99: percentile(sorted, 0.99),
   };
 }

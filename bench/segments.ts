@@ -21,9 +21,8 @@ import { closeContext, createContext, migrateAll } from '../src/app/runtime.ts';
 import { config } from '../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { refreshBudget, refreshSegments } from '../src/segments/jobs.ts';
-import { insertSegment } from '../src/segments/queries.ts';
-import { type Rule, ruleDependencies } from '../src/segments/rules.ts';
-import { seed } from './segmentsSeed.ts';
+import type { Rule } from '../src/segments/rules.ts';
+import { insertSegments, seed } from './segmentsSeed.ts';
 import { alternate, announce, benchRounds, type Goal, goalLine, pairedRatios } from './support/goals.ts';
 
 const { values: args } = parseArgs({
@@ -199,15 +198,11 @@ async function main() {
         `(contacts ${seeded.contacts.toFixed(0)} s, events and their indexes ${seeded.events.toFixed(0)} s, vacuum and analyze ${seeded.vacuum.toFixed(0)} s)`,
     );
     const context = await createContext({ ...config(), LOG_LEVEL: 'warn' }, database.url, 'cli');
-    for (const [index, segment] of SEGMENTS.entries()) {
-      await insertSegment(context.db, WORKSPACE, segmentId(index), {
-        name: segment.name,
-        description: null,
-        rules: segment.rules,
-        dependencies: ruleDependencies(segment.rules),
-        status: 'ready',
-      });
-    }
+    await insertSegments(
+      context,
+      WORKSPACE,
+      SEGMENTS.map((segment, index) => ({ id: segmentId(index), ...segment })),
+    );
     const whole = { rows: Infinity, ms: Infinity, pageSize: context.config.SEGMENT_COMPUTE_PAGE_SIZE };
     const refresh = () => refreshSegments(context, WORKSPACE, whole);
     const statement = () => client.query(`select count(*) from (${HAND_WRITTEN}) as h`, [WORKSPACE]);

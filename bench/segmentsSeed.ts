@@ -5,6 +5,9 @@
 // and replayed, so the loaded table is the migrated one. Then VACUUM ANALYZE, so that neither
 // autovacuum nor stale statistics run into the measurements.
 import pg from 'pg';
+import type { AppContext } from '../src/core/context.ts';
+import { insertSegment } from '../src/segments/queries.ts';
+import { type Rule, ruleDependencies } from '../src/segments/rules.ts';
 
 export type SeedSize = { workspaceId: string; contacts: number; events: number; days: number };
 
@@ -49,15 +52,74 @@ async function ensurePartitions(client: pg.Client, days: number) {
   );
 }
 
+const FIRST_NAMES = [
+  'Ada',
+  'Ben',
+  'Chloé',
+  'Dara',
+  'Emil',
+  'Fatima',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Luca',
+  'Maya',
+  'Nils',
+  'Olga',
+  'Priya',
+];
+const LAST_NAMES = [
+  'Abbott',
+  'Baker',
+  'Chen',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'García',
+  'Haddad',
+  'Ivanova',
+  'Jensen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Nakamura',
+  'Okafor',
+  'Petrov',
+  'Quinn',
+  'Rossi',
+  'Schmidt',
+  'Tanaka',
+];
+const PLANS = ['free', 'free', 'free', 'pro', 'pro', 'team', 'enterprise'];
+const COUNTRIES = ['DE', 'FR', 'GB', 'US', 'JP', 'BR', 'IN', 'NG', 'SE', 'PL'];
+
+/**
+ * Contacts c1..cN@example.com with a name, a phone, a few attributes and a score, as people have
+ * (the console's search and sorts read them). The non-key indexes (the trigram and jsonb ones among
+ * them) are made after the rows, one sort each, as for the events.
+ */
 async function seedContacts(client: pg.Client, size: SeedSize) {
   await client.query(`insert into workspaces (id, name) values ($1, 'Bench segments')`, [size.workspaceId]);
+  const indexes = (await indexesAndKeys(client, 'contacts')).filter((d) => d.kind === 'index');
+  await dropAll(client, 'contacts', indexes);
   await client.query(
-    `insert into contacts (workspace_id, id, email, created_at)
+    `insert into contacts (workspace_id, id, email, first_name, last_name, phone, attributes, lead_score, created_at)
      select $1, 'ct_bench' || lpad(n::text, 8, '0'), 'c' || n || '@example.com',
+            ($3::text[])[1 + n % cardinality($3::text[])], ($4::text[])[1 + (n / 7) % cardinality($4::text[])],
+            '+1555' || lpad(n::text, 7, '0'),
+            jsonb_build_object('plan', ($5::text[])[1 + (n / 3) % cardinality($5::text[])],
+                               'country', ($6::text[])[1 + (n / 11) % cardinality($6::text[])],
+                               'customer_id', n),
+            (n::bigint * 7919) % 101,
             now() - interval '90 days' + n * interval '1 millisecond'
      from generate_series(1, $2) as n`,
-    [size.workspaceId, size.contacts],
+    [size.workspaceId, size.contacts, FIRST_NAMES, LAST_NAMES, PLANS, COUNTRIES],
   );
+  await client.query(`set maintenance_work_mem = '1GB'`);
+  for (const { definition } of indexes) await client.query(definition);
+  await client.query(`reset maintenance_work_mem`);
 }
 
 /**
@@ -129,4 +191,19 @@ export async function seed(client: pg.Client, url: string, size: SeedSize, conne
   await client.query('vacuum (analyze) contacts, events');
   await client.query('analyze');
   return { contacts, events, vacuum: lap() - contacts - events, total: lap() };
+}
+
+export type BenchSegment = { id: string; name: string; rules: Rule };
+
+/** The segments, ready and never refreshed (the bench runs the refresh it wants). */
+export async function insertSegments(context: AppContext, workspaceId: string, segments: BenchSegment[]) {
+  for (const segment of segments) {
+    await insertSegment(context.db, workspaceId, segment.id, {
+      name: segment.name,
+      description: null,
+      rules: segment.rules,
+      dependencies: ruleDependencies(segment.rules),
+      status: 'ready',
+    });
+  }
 }

@@ -1,0 +1,323 @@
+// The console's pages at a million contacts. One workspace of 1,000,000 contacts (names, phones,
+// attributes, scores) and 10,000,000 events over 60 days (bench/segmentsSeed.ts) and two segments
+// refreshed over them; four users signed in, each with a session of its own. Each page below is
+// loaded by the four sessions at once for a fixed time, and its SERVER time (request received to
+// response finished, from Node's http diagnostics channels) is printed beside the same main query
+// run bare through the service's pool (no HTTP, four callers at once) in the same run.
+//
+//   npm run bench:console                                        (1,000,000 contacts, 10,000,000 events)
+//   npm run bench:console -- --contacts 100000 --events 1000000 --seconds 5
+//   npm run bench:console -- --keep /tmp/console-bench          (seed once, reuse on the next run)
+//   npm run bench:console -- --only search                      (the pages whose name contains it)
+//
+// A page is one entry of PAGES: its paths (cycled through by the load) and its bare query. A page
+// whose route this build does not have (404) is listed as skipped.
+import diagnostics from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { loadavg, tmpdir, uptime } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { encodeCursor } from '../src/console/paging.ts';
+import { searchOf } from '../src/contacts/consoleList.ts';
+import { countContactsCapped, searchContacts } from '../src/contacts/searchQueries.ts';
+import type { AppContext } from '../src/core/context.ts';
+import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { refreshSegments } from '../src/segments/jobs.ts';
+import { runLoad } from './load.ts';
+import { type BenchSegment, insertSegments, seed } from './segmentsSeed.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    contacts: { type: 'string', default: '1000000' },
+    events: { type: 'string', default: '10000000' },
+    seconds: { type: 'string', default: '10' },
+    sessions: { type: 'string', default: '4' },
+    keep: { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const CONTACTS = Number(args.contacts);
+const EVENTS = Number(args.events);
+const SECONDS = Number(args.seconds);
+const SESSIONS = Number(args.sessions);
+const WORKSPACE = 'ws_bench_console';
+const GOAL_MS = 300;
+/** The seeded workspace's name says its size: a kept database is reused only at the same size. */
+const SEEDED_NAME = `Bench console ${CONTACTS}/${EVENTS}`;
+
+/** A large segment (about half the contacts) and a small one (a day's signups). */
+const SEGMENTS: BenchSegment[] = [
+  { id: 'seg_bench_bought', name: 'Bought in 30 days', rules: { event: 'purchase', within: 'P30D' } },
+  { id: 'seg_bench_new', name: 'Signed up today', rules: { event: 'signup', within: 'P1D' } },
+];
+
+type Fixture = { workspaceId: string; contacts: number };
+
+type Page = {
+  name: string;
+  /** Paths under /app/{workspaceId}, cycled through by the load. */
+  paths: (f: Fixture) => string[];
+  /** The page's main query, as the page runs it, for one of its paths. */
+  bare: (context: AppContext, f: Fixture, path: string) => Promise<unknown>;
+};
+
+/** Numbers spread over the seeded contacts, so that the load does not read one row again and again. */
+const spread = (f: Fixture, count: number) =>
+  Array.from({ length: count }, (_, i) => 1 + Math.floor(((i + 0.5) * f.contacts) / count));
+
+/** The contact list's queries for a query string, as contactListPage runs them (rows and count). */
+function contactList(context: AppContext, f: Fixture, path: string) {
+  const query = Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
+  const { search, sort } = searchOf(query);
+  const after = query.after ? JSON.parse(Buffer.from(query.after, 'base64url').toString('utf8')) : null;
+  return Promise.all([
+    searchContacts(context.db, f.workspaceId, search, { sort, after, limit: 51 }),
+    countContactsCapped(context.db, f.workspaceId, search),
+  ]);
+}
+
+const contactsPage = (name: string, paths: (f: Fixture) => string[]): Page => ({
+  name: `contacts: ${name}`,
+  paths: (f) => paths(f).map((query) => `/contacts${query}`),
+  bare: contactList,
+});
+
+const PAGES: Page[] = [
+  contactsPage('list, newest first', () => ['']),
+  contactsPage('list, oldest first', () => ['?sort=oldest']),
+  contactsPage('list, by email', () => ['?sort=email']),
+  contactsPage('list, by score', () => ['?sort=score']),
+  contactsPage('list, a page in the middle', (f) =>
+    spread(f, 10).map((n) => `?after=${encodeCursor([`ct_bench${String(n).padStart(8, '0')}`])}`),
+  ),
+  contactsPage('search by whole email', (f) => spread(f, 20).map((n) => `?q=c${n}%40example.com`)),
+  contactsPage('search by part of an email', (f) => spread(f, 20).map((n) => `?q=c${Math.floor(n / 10)}`)),
+  contactsPage('search by name', () => ['?q=grace', '?q=hiro+tanaka', '?q=kowalski', '?q=ines']),
+  contactsPage('search by phone', (f) => spread(f, 20).map((n) => `?q=555${String(n).padStart(7, '0')}`)),
+  contactsPage('search, no match', () => ['?q=nobody-here', '?q=zzqx', '?q=%40example.org']),
+  contactsPage('attribute value, common', () => ['?attr=plan&value=enterprise', '?attr=country&value=SE']),
+  contactsPage('attribute value, one contact', (f) =>
+    spread(f, 20).map((n) => `?attr=customer_id&value=${n}`),
+  ),
+  contactsPage('in a large segment', () => ['?segment=seg_bench_bought']),
+  contactsPage('in a small segment', () => ['?segment=seg_bench_new']),
+  contactsPage('score range', () => ['?scoreMin=95&scoreMax=100', '?scoreMin=50&scoreMax=50']),
+  contactsPage('unsubscribed from email', () => ['?subscription=email:unsubscribed']),
+];
+
+// ---- server time: Node's http diagnostics channels, in this (the server's) process ----
+
+const started = new WeakMap<IncomingMessage, number>();
+let serverTimes: number[] = [];
+diagnostics.subscribe('http.server.request.start', (message) => {
+  started.set((message as { request: IncomingMessage }).request, performance.now());
+});
+diagnostics.subscribe('http.server.response.finish', (message) => {
+  const begun = started.get((message as { request: IncomingMessage }).request);
+  if (begun !== undefined) serverTimes.push(performance.now() - begun);
+});
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : Number.NaN;
+
+/** `work` from `callers` loops at once for `seconds`: its p50 and p95 in ms. */
+async function bareLoad(work: (i: number) => Promise<unknown>, callers: number, seconds: number) {
+  const times: number[] = [];
+  const deadline = performance.now() + seconds * 1000;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < deadline) {
+        const begun = performance.now();
+        await work(next++);
+        times.push(performance.now() - begun);
+      }
+    }),
+  );
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), count: times.length };
+}
+
+// ---- the database: seeded once, or reused from --keep ----
+
+async function seedWorkspace(url: string, context: AppContext) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const existing = await client.query<{ name: string }>(`select name from workspaces where id = $1`, [
+      WORKSPACE,
+    ]);
+    if (existing.rows[0]?.name === SEEDED_NAME) {
+      console.log(`reusing the seeded workspace (${SEEDED_NAME})`);
+      return;
+    }
+    if (existing.rows.length)
+      throw new Error(`the kept database holds another or a half-made seed; remove ${args.keep}`);
+    const seeded = await seed(client, url, {
+      workspaceId: WORKSPACE,
+      contacts: CONTACTS,
+      events: EVENTS,
+      days: 60,
+    });
+    const refreshed = performance.now();
+    await insertSegments(context, WORKSPACE, SEGMENTS);
+    const whole = { rows: Infinity, ms: Infinity, pageSize: context.config.SEGMENT_COMPUTE_PAGE_SIZE };
+    await refreshSegments(context, WORKSPACE, whole);
+    await client.query('vacuum (analyze) segment_memberships');
+    await client.query(`update workspaces set name = $2 where id = $1`, [WORKSPACE, SEEDED_NAME]);
+    console.log(
+      `seeded in ${seeded.total.toFixed(0)} s (contacts ${seeded.contacts.toFixed(0)} s, events ${seeded.events.toFixed(0)} s, ` +
+        `vacuum ${seeded.vacuum.toFixed(0)} s), segments refreshed in ${((performance.now() - refreshed) / 1000).toFixed(0)} s`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+// ---- sessions ----
+
+// Production cookies are Secure: requests arrive as they do behind Heroku's router, which ends TLS.
+const BEHIND_TLS = { 'x-forwarded-proto': 'https' };
+
+async function post(origin: string, path: string, body: unknown) {
+  const response = await fetch(origin + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...BEHIND_TLS },
+    body: JSON.stringify(body),
+  });
+  if (response.status >= 300) throw new Error(`POST ${path} → ${response.status}: ${await response.text()}`);
+  return response.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+}
+
+/** SESSIONS users, members of the workspace, each signed in: their cookies. */
+async function signIn(origin: string, context: AppContext): Promise<string[]> {
+  const { sql } = await import('../src/db/pool.ts');
+  const run = Date.now();
+  return Promise.all(
+    Array.from({ length: SESSIONS }, async (_, i) => {
+      const credentials = { email: `console.${run}.${i}@example.com`, password: 'bench password 123' };
+      await post(origin, '/api/auth/register', { name: `Bench ${i}`, ...credentials });
+      await context.db.query(sql.unsafe`insert into memberships (workspace_id, user_id, role)
+        select ${WORKSPACE}, id, 'ADMIN' from users where email = ${credentials.email}`);
+      return post(origin, '/api/auth/signin', credentials);
+    }),
+  );
+}
+
+// ---- the run ----
+
+type Row = {
+  name: string;
+  requests: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  client: number;
+  bare: { p50: number; p95: number };
+};
+
+function printRows(rows: Row[], skipped: string[]) {
+  const width = Math.max(40, ...rows.map((r) => r.name.length));
+  const cells = (values: string[]) =>
+    [values[0].padEnd(width), ...values.slice(1).map((v) => v.padStart(9))].join(' ');
+  console.log(
+    `\n${SESSIONS} sessions at once, ${SECONDS} s per page; server time in ms; bare = the page's main query through the pool, ${SESSIONS} callers at once`,
+  );
+  console.log(
+    cells(['page', 'requests', 'p50', 'p95', 'client p95', 'bare p50', 'bare p95', 'p95 ratio', 'goal']),
+  );
+  for (const r of rows) {
+    console.log(
+      cells([
+        r.name,
+        `${r.requests}${r.errors ? ` (${r.errors} err)` : ''}`,
+        r.p50.toFixed(1),
+        r.p95.toFixed(1),
+        r.client.toFixed(1),
+        r.bare.p50.toFixed(1),
+        r.bare.p95.toFixed(1),
+        `${(r.p95 / r.bare.p95).toFixed(2)}×`,
+        r.p95 <= GOAL_MS ? 'met' : 'MISSED',
+      ]),
+    );
+  }
+  for (const name of skipped) console.log(`skipped (no such page in this build): ${name}`);
+  console.log(
+    `uptime: up ${(uptime() / 3600).toFixed(1)} h, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')}`,
+  );
+}
+
+async function measure(
+  origin: string,
+  context: AppContext,
+  f: Fixture,
+  cookies: string[],
+  page: Page,
+): Promise<Row | null> {
+  const base = `/app/${f.workspaceId}`;
+  const paths = page.paths(f);
+  const probe = await fetch(origin + base + paths[0], { headers: { cookie: cookies[0], ...BEHIND_TLS } });
+  await probe.text();
+  if (probe.status === 404) return null;
+  if (probe.status !== 200) throw new Error(`${page.name}: GET ${paths[0]} → ${probe.status}`);
+  const target = {
+    name: page.name,
+    paths: paths.map((p) => base + p),
+    headers: BEHIND_TLS,
+    connectionHeaders: cookies.map((cookie) => ({ cookie })),
+    status: 200,
+  };
+  await runLoad(origin, target, Math.min(2, SECONDS), SESSIONS); // warm-up: JIT, caches
+  serverTimes = [];
+  const load = await runLoad(origin, target, SECONDS, SESSIONS);
+  const times = serverTimes.sort((a, b) => a - b);
+  const bare = await bareLoad((i) => page.bare(context, f, paths[i % paths.length]), SESSIONS, SECONDS);
+  return {
+    name: page.name,
+    requests: load.requests,
+    errors: load.errors,
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    client: load.p95,
+    bare,
+  };
+}
+
+async function main() {
+  const dataDir = args.keep ?? mkdtempSync(path.join(tmpdir(), 'switchboard-bench-'));
+  const kept = args.keep
+    ? await startEmbeddedDatabase({ dataDir: args.keep, port: await freePort(), persistent: true })
+    : null;
+  if (kept) process.env.BENCH_DATABASE_URL = kept.url;
+  const { startService } = await import('./load.ts');
+  // The bench signs its users in from one address; keep the limiter out of the way.
+  const service = await startService(dataDir, {
+    SIGNIN_MAX_FAILURES_PER_IP: '100000',
+    REGISTRATION_MAX_PER_IP: '100000',
+  });
+  try {
+    await seedWorkspace(service.databaseUrl, service.context);
+    const cookies = await signIn(service.origin, service.context);
+    const f: Fixture = { workspaceId: WORKSPACE, contacts: CONTACTS };
+    const rows: Row[] = [];
+    const skipped: string[] = [];
+    for (const page of PAGES.filter((p) => !args.only || p.name.includes(args.only))) {
+      const row = await measure(service.origin, service.context, f, cookies, page);
+      if (row) {
+        rows.push(row);
+        console.log(`${page.name}: p95 ${row.p95.toFixed(1)} ms (bare ${row.bare.p95.toFixed(1)} ms)`);
+      } else skipped.push(page.name);
+    }
+    printRows(rows, skipped);
+  } finally {
+    await service.stop();
+    await kept?.stop();
+    if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
