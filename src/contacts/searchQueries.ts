@@ -44,13 +44,27 @@ export type Cursor = z.infer<(typeof CURSORS)[ContactSort]>;
 const SEARCH_TEXT = sql.fragment`lower(coalesce(c.email, '') || ' ' || coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.phone, ''))`;
 
 function likePattern(value: string): string {
-  return `%${value.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return `%${value.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/**
+ * The search text's condition. The trigram index finds rows through every trigram of the pattern,
+ * and the trigrams nearly every row has (those of "@example.com", "@gmail.com") cost the most to
+ * read: a whole email took 490 ms at a million contacts, its part up to the @ 0.6 ms. So when the
+ * text has 3 characters or more before an @, the index gets that part, and the whole text is checked
+ * on the rows it finds (strpos: the same substring match, which no index serves).
+ */
+function textCondition(q: string) {
+  const text = q.toLowerCase();
+  const at = text.indexOf('@');
+  if (at < 3) return sql.fragment`${SEARCH_TEXT} like ${likePattern(text)}`;
+  return sql.fragment`${SEARCH_TEXT} like ${likePattern(text.slice(0, at + 1))} and strpos(${SEARCH_TEXT}, ${text}) > 0`;
 }
 
 function conditions(workspaceId: string, search: ContactSearch, sort: ContactSort) {
   const where = [sql.fragment`c.workspace_id = ${workspaceId}`];
   if (sort === 'email') where.push(sql.fragment`c.email is not null`);
-  if (search.q) where.push(sql.fragment`${SEARCH_TEXT} like ${likePattern(search.q)}`);
+  if (search.q) where.push(textCondition(search.q));
   if (search.attribute) {
     const { name, value } = search.attribute;
     // The value as typed matches a string attribute, and a number or boolean whose text it is.
@@ -103,18 +117,20 @@ export function cursorOf(sort: ContactSort, row: ContactRow): Cursor {
   return sort === 'email' ? [row.email ?? ''] : [row.id];
 }
 
-export async function searchContacts(
-  db: Db,
-  workspaceId: string,
-  search: ContactSearch,
-  page: { sort: ContactSort; after: Cursor | null; limit: number },
-) {
+type ContactPage = { sort: ContactSort; after: Cursor | null; limit: number };
+
+/** The page's statement (plan tests explain it). */
+export function contactSearchQuery(workspaceId: string, search: ContactSearch, page: ContactPage) {
   const where = conditions(workspaceId, search, page.sort);
   if (page.after) where.push(afterCursor(page.sort, page.after));
-  return db.any(sql.type(ContactRow)`
+  return sql.type(ContactRow)`
     select ${contactColumns} from contacts c where ${sql.join(where, sql.fragment` and `)}
     order by ${ORDER[page.sort]} limit ${page.limit}
-  `);
+  `;
+}
+
+export async function searchContacts(db: Db, workspaceId: string, search: ContactSearch, page: ContactPage) {
+  return db.any(contactSearchQuery(workspaceId, search, page));
 }
 
 /** How many contacts match, counted up to COUNT_CAP + 1 (more means "more than COUNT_CAP"). */

@@ -7,24 +7,8 @@ import { z } from 'zod';
 import type { Tx } from '../../src/db/pool.ts';
 import { sql } from '../../src/db/pool.ts';
 import { compileSegmentRules } from '../../src/segments/index.ts';
-import { server } from '../support/server.ts';
+import { inRolledBack } from '../support/helpers.ts';
 import { workspace } from './support.ts';
-
-const db = () => server().context.db;
-
-class RolledBack extends Error {}
-
-/** Runs `body` in a transaction that is rolled back: the rows and the statistics it made go away. */
-async function inRolledBack(body: (tx: Tx) => Promise<void>) {
-  try {
-    await db().transaction(async (tx) => {
-      await body(tx);
-      throw new RolledBack();
-    });
-  } catch (error) {
-    if (!(error instanceof RolledBack)) throw error;
-  }
-}
 
 async function plan(tx: Tx, query: FragmentSqlToken) {
   const lines = await tx.anyFirst(sql.type(z.object({ 'QUERY PLAN': z.string() }))`explain ${query}`);

@@ -2,7 +2,7 @@
 // form posts, members with a role, session cookies, and direct SQL on the test database for
 // set-up the API deliberately cannot do.
 import { expect } from 'chai';
-import { sql } from '../../src/db/pool.ts';
+import { sql, type Tx } from '../../src/db/pool.ts';
 import { Client } from './client.ts';
 import { PASSWORD, signedInUser } from './factories.ts';
 import { server } from './server.ts';
@@ -55,6 +55,20 @@ export function testDb() {
 }
 
 export { sql };
+
+class RolledBack extends Error {}
+
+/** Runs `body` in a transaction that is rolled back: the rows and the statistics it made go away. */
+export async function inRolledBack(body: (tx: Tx) => Promise<void>) {
+  try {
+    await testDb().transaction(async (tx) => {
+      await body(tx);
+      throw new RolledBack();
+    });
+  } catch (error) {
+    if (!(error instanceof RolledBack)) throw error;
+  }
+}
 
 /** The API's key-creation object (the CLI's `keys create --json` prints the same). */
 export function expectCreatedKey(
