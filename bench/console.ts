@@ -13,7 +13,7 @@
 // A page is one entry of PAGES: its paths (cycled through by the load) and its bare query. A page
 // whose route this build does not have (404) is listed as skipped.
 import diagnostics from 'node:diagnostics_channel';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { loadavg, tmpdir, uptime } from 'node:os';
 import path from 'node:path';
@@ -286,11 +286,21 @@ async function measure(
   };
 }
 
+/**
+ * The embedded PostgreSQL kept in `dir`, on the port it had the last time (in `dir`/port): a server
+ * of that directory still running there is reused as it is.
+ */
+async function keptDatabase(dir: string) {
+  const portFile = path.join(dir, 'port');
+  const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(portFile, String(port));
+  return startEmbeddedDatabase({ dataDir: dir, port, persistent: true });
+}
+
 async function main() {
   const dataDir = args.keep ?? mkdtempSync(path.join(tmpdir(), 'switchboard-bench-'));
-  const kept = args.keep
-    ? await startEmbeddedDatabase({ dataDir: args.keep, port: await freePort(), persistent: true })
-    : null;
+  const kept = args.keep ? await keptDatabase(args.keep) : null;
   if (kept) process.env.BENCH_DATABASE_URL = kept.url;
   const { startService } = await import('./load.ts');
   // The bench signs its users in from one address; keep the limiter out of the way.

@@ -133,6 +133,22 @@ export async function searchContacts(db: Db, workspaceId: string, search: Contac
   return db.any(contactSearchQuery(workspaceId, search, page));
 }
 
+/** The count's statement (plan tests explain it). */
+export function contactCountQuery(workspaceId: string, search: ContactSearch, sort: ContactSort) {
+  const { segmentId, ...others } = search;
+  // A segment alone: its members, counted on their own index (each is a contact of the workspace,
+  // deleted with it), not looked up one by one among the contacts (334 ms at 8,000 members, 4 at
+  // once). The email sort lists only contacts with an email: it counts among the contacts.
+  const matching =
+    segmentId && sort !== 'email' && Object.values(others).every((value) => value === undefined)
+      ? sql.fragment`select 1 from segment_memberships m
+          where m.workspace_id = ${workspaceId} and m.segment_id = ${segmentId}`
+      : sql.fragment`select 1 from contacts c where ${sql.join(conditions(workspaceId, search, sort), sql.fragment` and `)}`;
+  return sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from (${matching} limit ${COUNT_CAP + 1}) matching
+  `;
+}
+
 /** How many contacts match, counted up to COUNT_CAP + 1 (more means "more than COUNT_CAP"). */
 export async function countContactsCapped(
   db: Db,
@@ -140,10 +156,5 @@ export async function countContactsCapped(
   search: ContactSearch,
   sort: ContactSort,
 ): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    select count(*)::int as n from (
-      select 1 from contacts c where ${sql.join(conditions(workspaceId, search, sort), sql.fragment` and `)}
-      limit ${COUNT_CAP + 1}
-    ) matching
-  `);
+  return db.oneFirst(contactCountQuery(workspaceId, search, sort));
 }
