@@ -19,12 +19,21 @@ import { loadavg, tmpdir, uptime } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { listAudit } from '../src/audit/service.ts';
 import { encodeCursor } from '../src/console/paging.ts';
 import { searchOf } from '../src/contacts/consoleList.ts';
 import { countContactsCapped, searchContacts } from '../src/contacts/searchQueries.ts';
+import { getContact } from '../src/contacts/service.ts';
 import type { AppContext } from '../src/core/context.ts';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { listEventsFor } from '../src/events/service.ts';
+import { scoreDistribution } from '../src/scoring/distribution.ts';
+import { getScoringSettings, listRulePage } from '../src/scoring/service.ts';
 import { refreshSegments } from '../src/segments/jobs.ts';
+import { listMembersAfter } from '../src/segments/queries.ts';
+import { getSegment, listSegmentPage } from '../src/segments/service.ts';
+import { segmentActivity, segmentStatistics } from '../src/segments/stats.ts';
+import { listMembers } from '../src/workspaces/queries.ts';
 import { runLoad } from './load.ts';
 import { type BenchSegment, insertSegments, seed } from './segmentsSeed.ts';
 
@@ -67,6 +76,9 @@ type Page = {
 const spread = (f: Fixture, count: number) =>
   Array.from({ length: count }, (_, i) => 1 + Math.floor(((i + 0.5) * f.contacts) / count));
 
+/** The seed's contact number n (bench/segmentsSeed.ts). */
+const contactId = (n: number) => `ct_bench${String(n).padStart(8, '0')}`;
+
 /** The contact list's queries for a query string, as contactListPage runs them (rows and count). */
 function contactList(context: AppContext, f: Fixture, path: string) {
   const query = Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
@@ -89,7 +101,7 @@ const PAGES: Page[] = [
   contactsPage('list, oldest first', () => ['?sort=oldest']),
   contactsPage('list, by email', () => ['?sort=email']),
   contactsPage('list, a page in the middle', (f) =>
-    spread(f, 10).map((n) => `?after=${encodeCursor([`ct_bench${String(n).padStart(8, '0')}`])}`),
+    spread(f, 10).map((n) => `?after=${encodeCursor([contactId(n)])}`),
   ),
   contactsPage('search by whole email', (f) => spread(f, 20).map((n) => `?q=c${n}%40example.com`)),
   contactsPage('search by part of an email', (f) => spread(f, 20).map((n) => `?q=c${Math.floor(n / 10)}`)),
@@ -104,6 +116,58 @@ const PAGES: Page[] = [
   contactsPage('in a small segment', () => ['?segment=seg_bench_new']),
   contactsPage('score range', () => ['?scoreMin=95&scoreMax=100', '?scoreMin=50&scoreMax=50']),
   contactsPage('unsubscribed from email', () => ['?subscription=email:unsubscribed']),
+  {
+    name: "a contact's page (profile, panels, timeline)",
+    paths: (f) => spread(f, 20).map((n) => `/contacts/${contactId(n)}`),
+    // Bare: the contact and its timeline's first page (the panels' own queries not included).
+    bare: async (context, f, path) => {
+      const contact = await getContact(context.db, f.workspaceId, path.split('/')[2]);
+      return listEventsFor(context.db, f.workspaceId, { contactId: contact.id, limit: 26 });
+    },
+  },
+  {
+    name: 'segments: list',
+    paths: () => ['/segments'],
+    bare: async (context, f) => {
+      const page = await listSegmentPage(context.db, f.workspaceId, { page: 1, limit: 200 });
+      return segmentActivity(
+        context.db,
+        f.workspaceId,
+        page.data.map((segment) => segment.id),
+      );
+    },
+  },
+  {
+    name: "segments: a segment's page (members, statistics)",
+    paths: () => SEGMENTS.map((segment) => `/segments/${segment.id}`),
+    bare: async (context, f, path) => {
+      const segment = await getSegment(context.db, f.workspaceId, path.split('/')[2]);
+      return Promise.all([
+        segmentStatistics(context.db, f.workspaceId, segment.id),
+        listMembersAfter(context.db, f.workspaceId, segment.id, null, 51),
+      ]);
+    },
+  },
+  {
+    name: 'scoring (rules, settings, distribution)',
+    paths: () => ['/scoring'],
+    bare: (context, f) =>
+      Promise.all([
+        listRulePage(context.db, f.workspaceId, { page: 1, limit: 200 }),
+        getScoringSettings(context.db, f.workspaceId),
+        scoreDistribution(context.db, f.workspaceId),
+      ]),
+  },
+  {
+    name: 'settings: members',
+    paths: () => ['/settings/members'],
+    bare: (context, f) => listMembers(context.db, f.workspaceId),
+  },
+  {
+    name: 'audit log',
+    paths: () => ['/audit'],
+    bare: (context, f) => listAudit(context.db, f.workspaceId, { limit: 51 }),
+  },
 ];
 
 // ---- server time: Node's http diagnostics channels, in this (the server's) process ----
