@@ -1,8 +1,10 @@
 // The console's contact list at a million contacts (bench:console measures it): a whole email is
 // looked up by the trigrams of its part up to the @, not by those of the domain nearly every
-// contact shares; a segment filter alone is counted on the members' own index.
+// contact shares; a segment filter alone is counted on the members' own index; a contact is found
+// by its id on the key.
 import { expect } from 'chai';
 import { z } from 'zod';
+import { findContactQuery } from '../../src/contacts/queries.ts';
 import {
   type ContactSearch,
   contactCountQuery,
@@ -14,7 +16,10 @@ import { sql, type Tx } from '../../src/db/pool.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { inRolledBack } from '../support/helpers.ts';
 
-async function explain(tx: Tx, query: ReturnType<typeof contactSearchQuery | typeof contactCountQuery>) {
+async function explain(
+  tx: Tx,
+  query: ReturnType<typeof contactSearchQuery | typeof contactCountQuery | typeof findContactQuery>,
+) {
   const lines = await tx.anyFirst({
     ...query,
     parser: z.object({ 'QUERY PLAN': z.string() }),
@@ -75,6 +80,17 @@ describe('contact list plans (console)', () => {
       expect(text).to.not.match(/ on contacts /);
       expect(await countContactsCapped(tx, workspaceId, segment, 'newest')).to.equal(30);
       expect(await countContactsCapped(tx, workspaceId, { ...segment, q: 'c1' }, 'newest')).to.equal(11);
+    });
+  });
+
+  it('finds a contact by its id on the key, whether or not the id is a merged-away one', async () => {
+    const { workspaceId } = await workspaceWithAdmin();
+    await inRolledBack(async (tx) => {
+      await contacts(tx, workspaceId);
+      const text = await explain(tx, findContactQuery(workspaceId, `${workspaceId}_ct_7`));
+      // Not a filter evaluated for every contact of the workspace (a scan of it).
+      expect(text).to.match(/Index (Only )?Scan using contacts_pkey[\s\S]*Index Cond: .*\(id = /);
+      expect(text).to.not.match(/Filter: \(id = /);
     });
   });
 });
