@@ -94,10 +94,16 @@ export async function writePacing(db: Db, workspaceId: string, pacing: Pacing): 
   return readPacing(db, workspaceId);
 }
 
-/** The end of the quiet hours the contact is in now, or null. */
-async function quietUntil(db: Db, zone: string, hours: { start: string; end: string }): Promise<Date | null> {
+/** The end of the quiet hours the contact is in at `at` (default: now), or null. */
+export async function quietUntil(
+  db: Db,
+  zone: string,
+  hours: { start: string; end: string },
+  at?: Date,
+): Promise<Date | null> {
+  const moment = at ? sql.fragment`${at.toISOString()}::timestamptz` : sql.fragment`now()`;
   const until = await db.maybeOneFirst(sql.type(z.object({ until: z.number().nullable() }))`
-    with local as (select (now() at time zone ${zone}) as at, ${hours.start}::time as s, ${hours.end}::time as e)
+    with local as (select (${moment} at time zone ${zone}) as at, ${hours.start}::time as s, ${hours.end}::time as e)
     select case
       when s < e and at::time >= s and at::time < e then extract(epoch from (at::date + e) at time zone ${zone})
       when s > e and at::time >= s then extract(epoch from (at::date + 1 + e) at time zone ${zone})
@@ -124,6 +130,27 @@ async function cappedUntil(
     order by created_at desc
     offset ${cap.count - 1} limit 1`);
   return until ? new Date(until) : null;
+}
+
+/**
+ * Of these contacts, those the cap holds back at `at`: the same count as cappedUntil (campaign
+ * messages queued, sending or sent within `per` before it), for many contacts in one statement.
+ */
+export async function cappedContacts(
+  db: Db,
+  workspaceId: string,
+  contactIds: readonly string[],
+  cap: { count: number; per: string },
+  at: Date,
+): Promise<Set<string>> {
+  const perSeconds = durationSeconds(cap.per) ?? 0;
+  const capped = await db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
+    select contact_id from messages
+    where workspace_id = ${workspaceId} and contact_id = any(${sql.array([...contactIds], 'text')})
+      and campaign_id is not null and status in ('queued', 'sending', 'sent')
+      and created_at > ${at.toISOString()}::timestamptz - make_interval(secs => ${perSeconds})
+    group by contact_id having count(*) >= ${cap.count}`);
+  return new Set(capped);
 }
 
 /** When a campaign send to this contact may happen, if not now (the later of the two limits). */

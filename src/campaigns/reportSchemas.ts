@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { CHANNEL_NAMES, CHANNEL_REGISTRY, type CHANNEL_RENDERED } from '../channels/index.ts';
 import '../http/openapi.ts';
+import { DEFERRAL_REASONS, EXCLUSION_REASONS } from './audience.ts';
 
 const MessageCounts = z
   .object({
@@ -94,3 +95,53 @@ const CHANNEL_PREVIEWS = CHANNEL_REGISTRY.map((channel) =>
 export const PreviewResult = z.discriminatedUnion('channel', CHANNEL_PREVIEWS).openapi('CampaignPreview', {
   description: "The step rendered for the contact; its fields depend on the step's channel.",
 });
+
+const AudienceMember = z
+  .object({ id: z.string(), email: z.string().nullable() })
+  .openapi({ description: 'A contact of the sample.' });
+
+const AudienceGroup = {
+  count: z.number().int().min(0),
+  sample: z.array(AudienceMember).max(5).openapi({ description: 'Up to 5 of them.' }),
+};
+
+export const CampaignAudience = z
+  .object({
+    campaignId: z.string(),
+    segmentId: z.string(),
+    channel: z.enum(CHANNEL_NAMES).openapi({ description: "The channel of the campaign's first send step." }),
+    at: z.string().openapi({ description: 'The send time the audience is computed for: sendAt, or now.' }),
+    members: z.number().int().min(0).openapi({ description: "The segment's members now." }),
+    reached: z.number().int().min(0).openapi({
+      description:
+        'Members the first send step will be sent to: members minus every excluded one (deferred ones included).',
+    }),
+    deferredTotal: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Of the reached, those the pacing sends later (each counted once).' }),
+    excluded: z
+      .array(
+        z.object({
+          reason: z.enum(EXCLUSION_REASONS),
+          description: z.string().nullable().openapi({
+            description:
+              "The suppression their messages would record (e.g. 'the contact has no email address').",
+          }),
+          ...AudienceGroup,
+        }),
+      )
+      .openapi({
+        description:
+          'Members who will not get it, by the first reason delivery finds, in its order: no address on the ' +
+          'channel, hard bounce, complaint, repeated soft bounces, unsubscribed from everything, from the channel. ' +
+          'Every reason is listed, with 0 when none applies.',
+      }),
+    deferred: z.array(z.object({ reason: z.enum(DEFERRAL_REASONS), ...AudienceGroup })).openapi({
+      description:
+        'Reached members held back at the send time (deferred, not dropped): over the frequency cap, or in ' +
+        'the quiet hours of their time zone. A member held by both counts under each.',
+    }),
+  })
+  .openapi('CampaignAudience');

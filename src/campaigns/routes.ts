@@ -1,9 +1,10 @@
 import { access, defineRoute } from '../http/route.ts';
+import { campaignAudience } from './audience.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { previewStep } from './preview.ts';
 import { campaignReport } from './report.ts';
-import { CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
+import { CampaignAudience, CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
 import {
   CampaignPage,
   CampaignParams,
@@ -195,6 +196,25 @@ export const campaignRoutes = [
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
       body: await campaignReport(app.db, workspaceId, params.campaignId),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/{campaignId}/audience`,
+    operationId: 'campaigns.audience',
+    summary:
+      "A broadcast's audience before it sends (a dry run): whom its first send step reaches, who is excluded and why, who is deferred",
+    description:
+      "Computed from the segment's members now, with the rules delivery applies (no address on the channel, " +
+      'opt-outs, bounces, complaints) and the pacing at the send time (frequency cap, quiet hours). Nothing is written.',
+    tags,
+    access: read,
+    params: CampaignParams,
+    responses: { 200: { description: 'The audience', schema: CampaignAudience } },
+    errors: { 409: 'The campaign is not a broadcast, or has no send step.' },
+    handler: async ({ app, workspaceId, params }) => ({
+      status: 200,
+      body: await campaignAudience(app.db, workspaceId, params.campaignId),
     }),
   }),
   defineRoute({

@@ -3,7 +3,7 @@
 
 export { templateVariables } from './build.ts';
 // Previews render a step as its message would be, with the same variables.
-export { findDeliveryContext } from './contextQueries.ts';
+export { type DeliveryContext, findDeliveryContext, findDeliveryContexts } from './contextQueries.ts';
 export { deliverMessage } from './deliver.ts';
 // Provider feedback (bounces, complaints, deliveries) applied to a message.
 export {
@@ -32,7 +32,15 @@ export {
   enqueueDelivery,
   putSubscriptions,
 } from './service.ts';
-export { findSuppression, isSubscribed, setSubscription } from './subscriptionQueries.ts';
+export {
+  ADDRESS_REFUSALS,
+  findSuppression,
+  findSuppressions,
+  isSubscribed,
+  type OptOutReason,
+  setSubscription,
+  UNSUBSCRIBED_FROM_ALL,
+} from './subscriptionQueries.ts';
 export { HIT_CLASSES, type HitClass, hitClass, insertMessageEvent, PROXY_REASON } from './timelineQueries.ts';
 export { signUnsubscribeToken, unsubscribeUrl, verifyUnsubscribeToken } from './tokens.ts';
 export {

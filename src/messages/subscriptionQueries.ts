@@ -93,6 +93,9 @@ export async function liftOwnOptOuts(
   return result.rowCount;
 }
 
+/** The suppression of a contact who opted out of every channel. */
+export const UNSUBSCRIBED_FROM_ALL = 'unsubscribed from everything';
+
 type OptOut = { channel: string; reason: string | null };
 
 /**
@@ -104,7 +107,7 @@ function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsub
   const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
   if (refusal) return refusal;
   if (ignoreUnsubscribe) return null;
-  if (rows.some((row) => row.channel === 'all')) return 'unsubscribed from everything';
+  if (rows.some((row) => row.channel === 'all')) return UNSUBSCRIBED_FROM_ALL;
   if (rows.length > 0) return `unsubscribed from ${channel}`;
   return null;
 }

@@ -1,0 +1,196 @@
+// A broadcast's audience before it is sent (a dry run): who among the segment's members its first
+// send step will reach, and why the others will not. Nothing is written. The rules are the
+// delivery path's own, called rather than copied: the channel's `unreachable` (no address), the
+// opt-outs read by findSuppressions (hard bounce, complaint, soft bounces, unsubscribed from all or
+// from the channel, in that order, as messages/deliver.ts applies them), and the pacing that
+// delays a send (frequency cap, quiet hours: deferred, not dropped). Members are read a page at a
+// time in set-based statements, never one query per contact.
+import { z } from 'zod';
+import { channelNamed } from '../channels/index.ts';
+import { ConflictError } from '../core/errors.ts';
+import { type Db, sql } from '../db/pool.ts';
+import {
+  ADDRESS_REFUSALS,
+  type DeliveryContext,
+  findDeliveryContexts,
+  findSuppressions,
+  type OptOutReason,
+  UNSUBSCRIBED_FROM_ALL,
+} from '../messages/index.ts';
+import { allSteps } from './flow.ts';
+import { cappedContacts, type Pacing, quietUntil, readPacing, zoneOf } from './pacing.ts';
+import type { CampaignTrigger, SendStep } from './schemas.ts';
+import { requireCampaign } from './service.ts';
+
+/** Why a member will not be sent the message, in the order delivery checks them. */
+export const EXCLUSION_REASONS = [
+  'no_address',
+  'hard_bounce',
+  'complaint',
+  'soft_bounces',
+  'unsubscribed_all',
+  'unsubscribed_channel',
+] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+/** Why a member will be sent it later than the broadcast starts. */
+export const DEFERRAL_REASONS = ['frequency_cap', 'quiet_hours'] as const;
+type DeferralReason = (typeof DEFERRAL_REASONS)[number];
+
+const SAMPLE_SIZE = 5;
+const PAGE_SIZE = 5_000;
+
+type Member = { id: string; email: string | null };
+type Tally = { count: number; description: string | null; sample: Member[] };
+
+function tally(): Tally {
+  return { count: 0, description: null, sample: [] };
+}
+
+function add(into: Tally, member: Member, description: string | null = null) {
+  into.count += 1;
+  into.description ??= description;
+  if (into.sample.length < SAMPLE_SIZE) into.sample.push(member);
+}
+
+/** The reason code of a suppression text from findSuppressions. */
+function optOutReason(text: string): ExclusionReason {
+  const refusal = Object.entries(ADDRESS_REFUSALS).find(([, said]) => said === text);
+  if (refusal) return refusal[0] as Extract<OptOutReason, ExclusionReason>;
+  return text === UNSUBSCRIBED_FROM_ALL ? 'unsubscribed_all' : 'unsubscribed_channel';
+}
+
+/** The step a broadcast's audience is counted for: the first send step in flow order. */
+function firstSendStep(steps: readonly { step: unknown }[]): SendStep | undefined {
+  return steps.map(({ step }) => step as SendStep).find((step) => step.type === 'send');
+}
+
+type Audit = {
+  db: Db;
+  workspaceId: string;
+  channel: string;
+  pacing: Pacing;
+  at: Date;
+  excluded: Record<ExclusionReason, Tally>;
+  deferred: Record<DeferralReason, Tally>;
+  quietZones: Map<string, boolean>;
+  reached: number;
+  deferredTotal: number;
+};
+
+export async function campaignAudience(db: Db, workspaceId: string, campaignId: string) {
+  const campaign = await requireCampaign(db, workspaceId, campaignId);
+  const trigger = campaign.trigger as CampaignTrigger;
+  if (trigger.type !== 'broadcast') {
+    throw new ConflictError(
+      'Only a broadcast has an audience known before it starts: its trigger must be {type: "broadcast"}.',
+      'not-a-broadcast',
+    );
+  }
+  const step = firstSendStep(allSteps(campaign.steps));
+  if (!step) throw new ConflictError('The campaign has no send step: it sends nothing.', 'no-send-step');
+  const now = new Date();
+  const sendAt = trigger.sendAt ? new Date(trigger.sendAt) : now;
+  const audit: Audit = {
+    db,
+    workspaceId,
+    channel: step.channel,
+    pacing: await readPacing(db, workspaceId),
+    at: sendAt > now ? sendAt : now,
+    excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, tally()])) as Audit['excluded'],
+    deferred: Object.fromEntries(DEFERRAL_REASONS.map((r) => [r, tally()])) as Audit['deferred'],
+    quietZones: new Map(),
+    reached: 0,
+    deferredTotal: 0,
+  };
+  let members = 0;
+  for (let after = ''; ; ) {
+    const page = await memberPage(db, workspaceId, trigger.segmentId, after);
+    if (page.length === 0) break;
+    members += page.length;
+    await classify(audit, page);
+    if (page.length < PAGE_SIZE) break;
+    after = page.at(-1)!;
+  }
+  return {
+    campaignId,
+    segmentId: trigger.segmentId,
+    channel: step.channel,
+    at: audit.at.toISOString(),
+    members,
+    reached: audit.reached,
+    deferredTotal: audit.deferredTotal,
+    excluded: EXCLUSION_REASONS.map((reason) => ({ reason, ...audit.excluded[reason] })),
+    deferred: DEFERRAL_REASONS.map((reason) => ({ reason, ...audit.deferred[reason] })),
+  };
+}
+
+async function memberPage(db: Db, workspaceId: string, segmentId: string, after: string) {
+  return db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
+    select contact_id from segment_memberships
+    where workspace_id = ${workspaceId} and segment_id = ${segmentId} and contact_id > ${after}
+    order by contact_id limit ${PAGE_SIZE}`);
+}
+
+/** Sorts a page of members: excluded (with the delivery path's reason), deferred, or sent at once. */
+async function classify(audit: Audit, contactIds: readonly string[]) {
+  const keys = contactIds.map((id) => ({
+    id,
+    workspace_id: audit.workspaceId,
+    contact_id: id,
+    campaign_id: null,
+    trigger_event_id: null,
+    channel: audit.channel,
+    ignore_unsubscribe: false,
+  }));
+  const contexts = await findDeliveryContexts(audit.db, keys);
+  const optOuts = await findSuppressions(audit.db, keys);
+  const sendable: { member: Member; context: DeliveryContext }[] = [];
+  for (const id of contactIds) {
+    const context = contexts.get(id);
+    if (!context) continue; // erased since the page was read: neither reached nor excluded
+    const member = { id, email: context.email };
+    const unreachable = channelNamed(audit.channel).unreachable(context);
+    const optOut = optOuts.get(id);
+    if (unreachable) add(audit.excluded.no_address, member, unreachable);
+    else if (optOut) add(audit.excluded[optOutReason(optOut)], member, optOut);
+    else sendable.push({ member, context });
+  }
+  audit.reached += sendable.length;
+  await tallyDeferrals(audit, sendable);
+}
+
+/** Those the pace will hold back at the send time; a contact held by both counts under each. */
+async function tallyDeferrals(audit: Audit, sendable: { member: Member; context: DeliveryContext }[]) {
+  const { frequencyCap, quietHours, timezone } = audit.pacing;
+  if (sendable.length === 0 || (!frequencyCap && !quietHours)) return;
+  const capped = frequencyCap
+    ? await cappedContacts(
+        audit.db,
+        audit.workspaceId,
+        sendable.map(({ member }) => member.id),
+        frequencyCap,
+        audit.at,
+      )
+    : new Set<string>();
+  for (const { member, context } of sendable) {
+    const isCapped = capped.has(member.id);
+    if (isCapped) add(audit.deferred.frequency_cap, member);
+    const quiet = quietHours ? await inQuietHours(audit, zoneOf(zoneAttribute(context), timezone)) : false;
+    if (quiet) add(audit.deferred.quiet_hours, member);
+    if (isCapped || quiet) audit.deferredTotal += 1;
+  }
+}
+
+function zoneAttribute(context: DeliveryContext): string | undefined {
+  const zone = context.attributes.timezone;
+  return typeof zone === 'string' ? zone : undefined;
+}
+
+/** Whether the send time falls in the quiet hours of a zone (once per zone, not per contact). */
+async function inQuietHours(audit: Audit, zone: string): Promise<boolean> {
+  const known = audit.quietZones.get(zone);
+  if (known !== undefined) return known;
+  const quiet = (await quietUntil(audit.db, zone, audit.pacing.quietHours!, audit.at)) !== null;
+  audit.quietZones.set(zone, quiet);
+  return quiet;
+}
