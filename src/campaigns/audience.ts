@@ -120,7 +120,10 @@ export async function campaignAudience(db: Db, workspaceId: string, campaignId: 
     reached: audit.reached,
     deferredTotal: audit.deferredTotal,
     excluded: EXCLUSION_REASONS.map((reason) => ({ reason, ...audit.excluded[reason] })),
-    deferred: DEFERRAL_REASONS.map((reason) => ({ reason, ...audit.deferred[reason] })),
+    deferred: DEFERRAL_REASONS.map((reason) => {
+      const { count, sample } = audit.deferred[reason];
+      return { reason, count, sample };
+    }),
   };
 }
 

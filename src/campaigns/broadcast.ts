@@ -28,7 +28,8 @@ export async function startBroadcast(
   campaign: { workspaceId: string; id: string; sendAt?: string },
 ) {
   await db.query(sql.typeAlias('void')`
-    update campaigns set broadcast_cursor = ${START}, broadcast_done_at = null
+    update campaigns set broadcast_cursor = ${START}, broadcast_done_at = null,
+      broadcast_started_at = null, broadcast_finished_at = null
     where workspace_id = ${campaign.workspaceId} and id = ${campaign.id}`);
   const payload: BroadcastPayload = {
     workspaceId: campaign.workspaceId,
@@ -53,6 +54,10 @@ async function enrollPage(app: AppContext, db: Tx, payload: BroadcastPayload, pa
     select status, trigger->>'segmentId' as segment_id, broadcast_cursor from campaigns
     where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId} for update`);
   if (!campaign || campaign.broadcast_cursor !== payload.after) return;
+  if (payload.after === START) {
+    await db.query(sql.typeAlias('void')`update campaigns set broadcast_started_at = now()
+      where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId}`);
+  }
   const members =
     campaign.status === 'archived' || !campaign.segment_id
       ? []

@@ -16,13 +16,17 @@ export const CampaignRow = z.object({
   tracking: z.object({ opens: z.boolean(), clicks: z.boolean() }),
   status: z.enum(['draft', 'active', 'paused', 'archived']),
   activated_at: z.string().nullable(),
+  broadcast_started_at: z.string().nullable(),
+  broadcast_done_at: z.string().nullable(),
+  broadcast_finished_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type CampaignRow = z.infer<typeof CampaignRow>;
 export type CampaignStatus = CampaignRow['status'];
 
-const columns = sql.fragment`id, name, trigger, steps, reentry, goal, tracking, status, activated_at, created_at, updated_at`;
+const columns = sql.fragment`id, name, trigger, steps, reentry, goal, tracking, status, activated_at,
+  broadcast_started_at, broadcast_done_at, broadcast_finished_at, created_at, updated_at`;
 
 export type CampaignDefinition = {
   name: string;
@@ -63,6 +67,24 @@ export async function findCampaign(
     select ${columns} from campaigns where workspace_id = ${workspaceId} and id = ${id}
     ${options.lock ? sql.fragment`for update` : sql.fragment``}
   `);
+}
+
+/**
+ * Stamps a broadcast finished once every member is enrolled and none of its messages is still
+ * queued or sending: at the last of its messages' updates. Called when the campaign is read, so the
+ * delivery path stays free of it; a message retried later keeps it open. Returns the row as it is.
+ */
+export async function settleBroadcastFinish(db: Db, row: CampaignRow, workspaceId: string) {
+  if (row.broadcast_finished_at || !row.broadcast_done_at) return row;
+  const finished = await db.maybeOneFirst(sql.type(z.object({ at: z.string() }))`
+    update campaigns c set broadcast_finished_at = greatest(c.broadcast_done_at,
+      (select max(m.updated_at) from messages m where m.workspace_id = c.workspace_id and m.campaign_id = c.id))
+    where c.workspace_id = ${workspaceId} and c.id = ${row.id} and c.broadcast_finished_at is null
+      and c.broadcast_done_at is not null
+      and not exists (select 1 from messages m where m.workspace_id = c.workspace_id and m.campaign_id = c.id
+        and m.status in ('queued', 'sending'))
+    returning c.broadcast_finished_at as at`);
+  return finished ? { ...row, broadcast_finished_at: finished } : row;
 }
 
 export async function updateCampaignDefinition(

@@ -3,6 +3,7 @@ import { campaignAudience } from './audience.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { previewStep } from './preview.ts';
+import { settleBroadcastFinish } from './queries.ts';
 import { campaignReport } from './report.ts';
 import { CampaignAudience, CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
 import {
@@ -106,7 +107,13 @@ export const campaignRoutes = [
     responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
-      body: toCampaign(await requireCampaign(app.db, workspaceId, params.campaignId)),
+      body: toCampaign(
+        await settleBroadcastFinish(
+          app.db,
+          await requireCampaign(app.db, workspaceId, params.campaignId),
+          workspaceId,
+        ),
+      ),
     }),
   }),
   defineRoute({

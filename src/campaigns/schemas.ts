@@ -249,6 +249,21 @@ export const CampaignSchema = z
     tracking: TrackingSwitches,
     status: CampaignStatus,
     activatedAt: Timestamp.nullable(),
+    broadcast: z
+      .object({
+        startedAt: Timestamp.nullable().openapi({ description: 'When its first members were enrolled.' }),
+        enrolledAt: Timestamp.nullable().openapi({
+          description: 'When its last member was enrolled (their first messages queued).',
+        }),
+        finishedAt: Timestamp.nullable().openapi({
+          description:
+            'When its last message left the queue (sent, failed, suppressed…): every member enrolled and none queued or sending.',
+        }),
+      })
+      .nullable()
+      .openapi({
+        description: "A broadcast's sending times (null until they happen); null for other triggers.",
+      }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

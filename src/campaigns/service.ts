@@ -36,8 +36,17 @@ export function toCampaign(row: CampaignRow) {
     tracking: row.tracking,
     status: row.status,
     activatedAt: row.activated_at,
+    broadcast: (row.trigger as CampaignTrigger).type === 'broadcast' ? broadcastTimes(row) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+function broadcastTimes(row: CampaignRow) {
+  return {
+    startedAt: row.broadcast_started_at,
+    enrolledAt: row.broadcast_done_at,
+    finishedAt: row.broadcast_finished_at,
   };
 }
 

@@ -110,6 +110,8 @@ describe('campaigns: a broadcast audience before sending', () => {
     expect(audience.deferred.map((group: Group) => group.count)).to.deep.equal([0, 0]);
 
     // The real send: the reached ones get it, the others' messages are suppressed with the same reasons.
+    expect(campaign.broadcast).to.deep.equal({ startedAt: null, enrolledAt: null, finishedAt: null });
+    const activatedAt = Date.now();
     expect((await admin.post(`${base}/campaigns/${campaign.id}/activate`)).status).to.equal(200);
     await completed(workspaceId, campaign.id);
     const messages = await eventually(async () => {
@@ -129,6 +131,22 @@ describe('campaigns: a broadcast audience before sending', () => {
     await eventually(
       async () => (await sink.received()).filter((r) => r.to[0].endsWith('@audience.test')).length === 2,
     );
+
+    // Its start and finish are kept: finished once no message is left queued or sending.
+    const times = await eventually(async () => {
+      const { broadcast: kept } = (await admin.get(`${base}/campaigns/${campaign.id}`)).body;
+      return kept.finishedAt ? kept : undefined;
+    });
+    const at = (name: string) => new Date(times[name]).getTime();
+    expect(at('startedAt')).to.be.at.least(activatedAt - 1_000);
+    expect(at('enrolledAt')).to.be.at.least(at('startedAt'));
+    expect(at('finishedAt'))
+      .to.be.at.least(at('enrolledAt'))
+      .and.at.most(Date.now() + 1_000);
+    const listed = (await admin.get(`${base}/campaigns`)).body.data.find(
+      (c: { id: string }) => c.id === campaign.id,
+    );
+    expect(listed.broadcast).to.deep.equal(times);
   });
 
   it('counts those the frequency cap and the quiet hours defer, as reached', async () => {
@@ -175,6 +193,7 @@ describe('campaigns: a broadcast audience before sending', () => {
   it('is a 409 for a campaign that is not a broadcast, a 404 from another workspace; members may read it', async () => {
     const { admin, base, workspaceId, withScopes } = await workspace();
     const event = await createCampaign(admin, base);
+    expect(event.broadcast).to.equal(null);
     const refused = expectProblem(await admin.get(`${base}/campaigns/${event.id}/audience`), 409);
     expect(refused.detail).to.match(/broadcast/);
     const segmentId = await readySegment(admin, base);
