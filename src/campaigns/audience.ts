@@ -6,15 +6,14 @@
 // delays a send (frequency cap, quiet hours: deferred, not dropped). Members are read a page at a
 // time in set-based statements, never one query per contact.
 import { z } from 'zod';
-import { channelNamed } from '../channels/index.ts';
+import { channelNamed, type SendContext } from '../channels/index.ts';
 import { ConflictError } from '../core/errors.ts';
 import { type Db, sql } from '../db/pool.ts';
 import {
   ADDRESS_REFUSALS,
-  type DeliveryContext,
-  findDeliveryContexts,
-  findSuppressions,
   type OptOutReason,
+  reachColumns,
+  suppressionReason,
   UNSUBSCRIBED_FROM_ALL,
 } from '../messages/index.ts';
 import { allSteps } from './flow.ts';
@@ -104,12 +103,11 @@ export async function campaignAudience(db: Db, workspaceId: string, campaignId: 
   };
   let members = 0;
   for (let after = ''; ; ) {
-    const page = await memberPage(db, workspaceId, trigger.segmentId, after);
-    if (page.length === 0) break;
+    const page = await memberPage(audit, trigger.segmentId, after);
     members += page.length;
-    await classify(audit, page);
+    await tallyDeferrals(audit, classify(audit, page));
     if (page.length < PAGE_SIZE) break;
-    after = page.at(-1)!;
+    after = page.at(-1)!.id;
   }
   return {
     campaignId,
@@ -127,66 +125,72 @@ export async function campaignAudience(db: Db, workspaceId: string, campaignId: 
   };
 }
 
-async function memberPage(db: Db, workspaceId: string, segmentId: string, after: string) {
-  return db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
-    select contact_id from segment_memberships
-    where workspace_id = ${workspaceId} and segment_id = ${segmentId} and contact_id > ${after}
-    order by contact_id limit ${PAGE_SIZE}`);
+const MemberRow = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  timezone: z.string().nullable(),
+  awaiting_consent: z.boolean(),
+  telegram_chat_id: z.number().nullable(),
+  has_push_subscription: z.boolean(),
+  opt_outs: z.array(z.object({ channel: z.string(), reason: z.string().nullable() })),
+});
+type MemberRow = z.infer<typeof MemberRow>;
+
+/**
+ * A page of members with what delivery reads to decide: their addresses (reachColumns, as a send
+ * reads them) and their opt-outs of the channel or of all (the rows findSuppressions joins).
+ */
+async function memberPage(audit: Audit, segmentId: string, after: string) {
+  return audit.db.any(sql.type(MemberRow)`
+    select c.id, c.email, c.phone, c.attributes->>'timezone' as timezone, ${reachColumns},
+      coalesce((select jsonb_agg(jsonb_build_object('channel', s.channel, 'reason', s.reason))
+        from contact_subscriptions s where s.workspace_id = c.workspace_id and s.contact_id = c.id
+          and s.status = 'unsubscribed' and s.channel in (${audit.channel}, 'all')), '[]'::jsonb) as opt_outs
+    from segment_memberships m
+    join contacts c on c.workspace_id = m.workspace_id and c.id = m.contact_id
+    where m.workspace_id = ${audit.workspaceId} and m.segment_id = ${segmentId} and m.contact_id > ${after}
+    order by m.contact_id limit ${PAGE_SIZE}`);
 }
 
-/** Sorts a page of members: excluded (with the delivery path's reason), deferred, or sent at once. */
-async function classify(audit: Audit, contactIds: readonly string[]) {
-  const keys = contactIds.map((id) => ({
-    id,
-    workspace_id: audit.workspaceId,
-    contact_id: id,
-    campaign_id: null,
-    trigger_event_id: null,
-    channel: audit.channel,
-    ignore_unsubscribe: false,
-  }));
-  const contexts = await findDeliveryContexts(audit.db, keys);
-  const optOuts = await findSuppressions(audit.db, keys);
-  const sendable: { member: Member; context: DeliveryContext }[] = [];
-  for (const id of contactIds) {
-    const context = contexts.get(id);
-    if (!context) continue; // erased since the page was read: neither reached nor excluded
-    const member = { id, email: context.email };
+/** Sorts a page of members: excluded (with the delivery path's reason) or sendable. */
+function classify(audit: Audit, rows: readonly MemberRow[]): MemberRow[] {
+  const sendable: MemberRow[] = [];
+  for (const row of rows) {
+    const member = { id: row.id, email: row.email };
+    // Tracking plays no part in whether a contact is reachable.
+    const context: SendContext = { ...row, track_opens: false, track_clicks: false };
     const unreachable = channelNamed(audit.channel).unreachable(context);
-    const optOut = optOuts.get(id);
+    const optOut = suppressionReason(row.opt_outs, audit.channel, false);
     if (unreachable) add(audit.excluded.no_address, member, unreachable);
     else if (optOut) add(audit.excluded[optOutReason(optOut)], member, optOut);
-    else sendable.push({ member, context });
+    else sendable.push(row);
   }
   audit.reached += sendable.length;
-  await tallyDeferrals(audit, sendable);
+  return sendable;
 }
 
 /** Those the pace will hold back at the send time; a contact held by both counts under each. */
-async function tallyDeferrals(audit: Audit, sendable: { member: Member; context: DeliveryContext }[]) {
+async function tallyDeferrals(audit: Audit, sendable: readonly MemberRow[]) {
   const { frequencyCap, quietHours, timezone } = audit.pacing;
   if (sendable.length === 0 || (!frequencyCap && !quietHours)) return;
   const capped = frequencyCap
     ? await cappedContacts(
         audit.db,
         audit.workspaceId,
-        sendable.map(({ member }) => member.id),
+        sendable.map((row) => row.id),
         frequencyCap,
         audit.at,
       )
     : new Set<string>();
-  for (const { member, context } of sendable) {
-    const isCapped = capped.has(member.id);
+  for (const row of sendable) {
+    const member = { id: row.id, email: row.email };
+    const isCapped = capped.has(row.id);
     if (isCapped) add(audit.deferred.frequency_cap, member);
-    const quiet = quietHours ? await inQuietHours(audit, zoneOf(zoneAttribute(context), timezone)) : false;
+    const quiet = quietHours ? await inQuietHours(audit, zoneOf(row.timezone, timezone)) : false;
     if (quiet) add(audit.deferred.quiet_hours, member);
     if (isCapped || quiet) audit.deferredTotal += 1;
   }
-}
-
-function zoneAttribute(context: DeliveryContext): string | undefined {
-  const zone = context.attributes.timezone;
-  return typeof zone === 'string' ? zone : undefined;
 }
 
 /** Whether the send time falls in the quiet hours of a zone (once per zone, not per contact). */

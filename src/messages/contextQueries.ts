@@ -31,6 +31,21 @@ export const DeliveryContext = z.object({
 });
 export type DeliveryContext = z.infer<typeof DeliveryContext>;
 
+/**
+ * What decides whether the contact `c` can be reached on each channel (ChannelDefinition.unreachable
+ * reads these and the contact's email and phone): read the same way by a send and by a broadcast's
+ * audience.
+ */
+export const reachColumns = sql.fragment`
+      exists (select 1 from contact_subscriptions s where s.workspace_id = c.workspace_id
+        and s.contact_id = c.id and s.channel = 'email' and s.status = 'unsubscribed' and s.reason = 'unconfirmed')
+        as awaiting_consent,
+      (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
+       order by t.linked_at desc limit 1) as telegram_chat_id,
+      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id
+              and ${sendablePushSubscription(sql.fragment`p`, sql.fragment`c`)})
+        as has_push_subscription`;
+
 type ContextKey = {
   workspace_id: string;
   contact_id: string;
@@ -63,14 +78,7 @@ export async function findDeliveryContexts(
         as track_opens,
       coalesce((w.tracking->>'clicks')::boolean, true) and coalesce((cmp.tracking->>'clicks')::boolean, true)
         as track_clicks,
-      exists (select 1 from contact_subscriptions s where s.workspace_id = c.workspace_id
-        and s.contact_id = c.id and s.channel = 'email' and s.status = 'unsubscribed' and s.reason = 'unconfirmed')
-        as awaiting_consent,
-      (select t.chat_id from telegram_chats t where t.contact_id = c.id and t.workspace_id = c.workspace_id
-       order by t.linked_at desc limit 1) as telegram_chat_id,
-      exists (select 1 from push_subscriptions p where p.workspace_id = c.workspace_id and p.contact_id = c.id
-              and ${sendablePushSubscription(sql.fragment`p`, sql.fragment`c`)})
-        as has_push_subscription
+      ${reachColumns}
     from jsonb_to_recordset(${jsonbRows(keys)})
       as r(id text, workspace_id text, contact_id text, campaign_id text, trigger_event_id text)
     join contacts c on c.workspace_id = r.workspace_id and c.id = r.contact_id

@@ -3,7 +3,7 @@
 
 export { templateVariables } from './build.ts';
 // Previews render a step as its message would be, with the same variables.
-export { type DeliveryContext, findDeliveryContext, findDeliveryContexts } from './contextQueries.ts';
+export { findDeliveryContext, reachColumns } from './contextQueries.ts';
 export { deliverMessage } from './deliver.ts';
 // Provider feedback (bounces, complaints, deliveries) applied to a message.
 export {
@@ -35,10 +35,11 @@ export {
 export {
   ADDRESS_REFUSALS,
   findSuppression,
-  findSuppressions,
   isSubscribed,
+  type OptOut,
   type OptOutReason,
   setSubscription,
+  suppressionReason,
   UNSUBSCRIBED_FROM_ALL,
 } from './subscriptionQueries.ts';
 export { HIT_CLASSES, type HitClass, hitClass, insertMessageEvent, PROXY_REASON } from './timelineQueries.ts';

@@ -96,14 +96,14 @@ export async function liftOwnOptOuts(
 /** The suppression of a contact who opted out of every channel. */
 export const UNSUBSCRIBED_FROM_ALL = 'unsubscribed from everything';
 
-type OptOut = { channel: string; reason: string | null };
+export type OptOut = { channel: string; reason: string | null };
 
 /**
  * Why a send on `channel` must not happen given the contact's opt-outs, or null. Hard bounces,
  * complaints and a run of soft bounces hold even for mail sent with ignoreUnsubscribe (the address
  * does not want it or does not take it); other opt-outs do not.
  */
-function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsubscribe: boolean) {
+export function suppressionReason(rows: readonly OptOut[], channel: string, ignoreUnsubscribe: boolean) {
   const refusal = rows.map((row) => ADDRESS_REFUSALS[row.reason as OptOutReason]).find(Boolean);
   if (refusal) return refusal;
   if (ignoreUnsubscribe) return null;
