@@ -7,7 +7,6 @@
 // it never goes into the session store, and leaving the page loses it for good.
 import type { Request, Response } from 'express';
 import {
-  badge,
   type ConsolePages,
   consoleForm,
   copyButton,
@@ -17,11 +16,9 @@ import {
   pageWorkspace,
   redirectWithFlash,
   requireAdmin,
-  type SafeHtml,
   safeUrl,
   sendPage,
   table,
-  time,
   workspacePath,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';

@@ -20,7 +20,7 @@ describe('SMS: encoding and segments', () => {
   });
 
   it('counts UCS-2 when one character is outside GSM-7: 70 in one, 67 per part, emoji as two units', () => {
-    expect(smsSegments('ç'.repeat(69) + 'ł')).to.deep.equal({
+    expect(smsSegments(`${'ç'.repeat(69)}ł`)).to.deep.equal({
       encoding: 'UCS-2',
       segments: 1,
       characters: 70,
