@@ -28,6 +28,7 @@ import {
   workspacePath,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
+import { lastUtcDays } from '../core/days.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
@@ -73,16 +74,8 @@ function triggerWords(trigger: CampaignTrigger, names: Map<string, string> = new
 
 const segmentOf = (trigger: CampaignTrigger) => ('segmentId' in trigger ? [trigger.segmentId] : []);
 
-/** The last DAYS UTC dates, oldest first. */
-function lastDays(now = new Date()): string[] {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: DAYS }, (_, i) =>
-    new Date(today - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
-  );
-}
-
 async function dailyFigures(app: AppContext, workspaceId: string, ids: string[]) {
-  const days = lastDays();
+  const days = lastUtcDays(DAYS);
   const rows = await dailyFiguresOf(app.db, workspaceId, ids, days[0]!);
   const found = new Map(rows.map((row) => [`${row.campaign_id} ${row.day}`, row]));
   const out = new Map<string, DayFigures>();

@@ -8,7 +8,16 @@
 // `{not: {any: [...]}}` as "none of [...]", and they are written back the same way. Counts and
 // scores are "at least" / "at most" bounds: every comparison of whole numbers is one of those or
 // both (gt 3 is at least 4, eq 5 is at least 5 and at most 5), so nothing is lost either way.
-import type { Comparison, ContactField, MetadataCondition, Op, Rule, Scalar } from './conditionSchemas.ts';
+import {
+  CONTACT_FIELDS,
+  type Comparison,
+  type ContactField,
+  type MetadataCondition,
+  OPS,
+  type Op,
+  type Rule,
+  type Scalar,
+} from './conditionSchemas.ts';
 import { durationSeconds } from './duration.ts';
 
 export type ValueType = 'text' | 'number' | 'boolean';
@@ -226,24 +235,6 @@ function pick<T extends string>(value: string, allowed: readonly T[], fallback: 
   return (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
-const OPS_LIST: readonly Op[] = [
-  'eq',
-  'neq',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'ends_with',
-  'exists',
-  'not_exists',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'in',
-  'not_in',
-];
-const FIELDS: readonly ContactField[] = ['email', 'firstName', 'lastName', 'phone', 'createdAt'];
-
 /** How deep and wide a posted tree may go: past the rule limits the schema refuses it anyway. */
 const MAX_DEPTH = 8;
 const MAX_CHILDREN = 60;
@@ -266,15 +257,15 @@ function readNode(posted: Posted, path: string, depth: number): FormNode {
     case 'field':
       return {
         type,
-        field: pick(field('field'), FIELDS, 'email'),
-        op: pick(field('op'), OPS_LIST, 'eq'),
+        field: pick(field('field'), CONTACT_FIELDS, 'email'),
+        op: pick(field('op'), OPS, 'eq'),
         value: field('value'),
       };
     case 'attribute':
       return {
         type,
         attribute: field('attribute').trim(),
-        op: pick(field('op'), OPS_LIST, 'eq'),
+        op: pick(field('op'), OPS, 'eq'),
         value: field('value'),
         valueType: pick(field('valueType'), ['text', 'number', 'boolean'], 'text'),
       };

@@ -1,6 +1,8 @@
 // A segment's figures for its list and its page: members now, entries and exits per day over the
 // last 30 days (from segment_daily_changes, which the memberships' own triggers keep: sql/0046), the
 // rule in words, and where its computation and refresh stand.
+
+import { lastUtcDays } from '../core/days.ts';
 import type { Db } from '../db/pool.ts';
 import { describeRule } from './describe.ts';
 import { findDailyChanges, findRefreshState } from './queries.ts';
@@ -10,14 +12,6 @@ export const ACTIVITY_DAYS = 30;
 
 export type DayActivity = { date: string; entered: number; exited: number };
 
-/** The last `days` UTC dates, oldest first, today last. */
-function lastDays(now: Date, days: number): string[] {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) =>
-    new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10),
-  );
-}
-
 /** Per segment, every one of the last ACTIVITY_DAYS days (zeros included), oldest first. */
 export async function segmentActivity(
   db: Db,
@@ -25,7 +19,7 @@ export async function segmentActivity(
   segmentIds: readonly string[],
   now = new Date(),
 ): Promise<Map<string, DayActivity[]>> {
-  const dates = lastDays(now, ACTIVITY_DAYS);
+  const dates = lastUtcDays(ACTIVITY_DAYS, now);
   const rows = segmentIds.length ? await findDailyChanges(db, workspaceId, segmentIds, dates[0]!) : [];
   const found = new Map(rows.map((row) => [`${row.segment_id} ${row.day}`, row]));
   return new Map(
