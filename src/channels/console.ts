@@ -1,8 +1,9 @@
-// /app/{ws}/settings/channels (src/console/ kit): the email channel's form (SMTP server, sender,
-// DKIM) with a test send to an address you type, the provider feedback endpoints' URLs to copy,
-// push (its VAPID subject; the public key to copy) and Telegram (its bot token, replaced, never shown). Secrets are never shown back: a "set" badge and a field that replaces
-// the stored value when filled (left empty, the stored one is kept, as the API's PUT does). Reading
-// is for any member (channels:read); changing and test sends for an ADMIN, as the API.
+// /app/{ws}/settings/channels (src/console/ kit): one panel per channel of the registry, rendered
+// from what its definition declares (ChannelSettings in types.ts: the form's fields, what is stored,
+// the facts to copy, its actions such as a test send), so a new channel needs no code here. Secrets
+// are write-only: a "set" badge and an empty field that replaces the stored value when filled (left
+// empty, the stored one is kept). Reading is for any member (channels:read); saving and actions
+// for an ADMIN, as the API; each save goes through the channel's API schema and service.
 import type { Request, Response } from 'express';
 import {
   badge,
@@ -16,7 +17,6 @@ import {
   isAdmin,
   keyValueList,
   pageWorkspace,
-  parseForm,
   redirectWithFlash,
   requireAdmin,
   type SafeHtml,
@@ -24,216 +24,198 @@ import {
   workspacePath,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
-import { AppError } from '../core/errors.ts';
-import { listFeedbackEndpoints } from './email/feedbackQueries.ts';
-import { feedbackUrl } from './email/feedbackService.ts';
-import { PutEmailConfigBody, TestEmailBody } from './email/schemas.ts';
-import { forgetEmailSending } from './email/send.ts';
-import { putEmailConfig, toEmailConfig } from './email/service.ts';
-import { sendTestEmail } from './email/testMessage.ts';
-import { PutPushConfigBody } from './push/schemas.ts';
-import { presentPushConfig, putPushConfig } from './push/service.ts';
-import { type ChannelConfigRow, findChannelConfig } from './queries.ts';
-import { PutTelegramConfigBody } from './telegram/schemas.ts';
-import { putTelegramConfig, toTelegramConfig } from './telegram/service.ts';
+import { AppError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { CHANNEL_REGISTRY } from './registry.ts';
+import type { ChannelAction, ChannelSettings, SettingField, SettingsInput, SettingsView } from './types.ts';
 
 const SECTION = 'settings/channels';
-type EmailConfig = ReturnType<typeof toEmailConfig>;
 
-const set = (yes: boolean) => (yes ? badge('set', 'success') : badge('not set'));
+/** What a panel needs of a channel: its name, title and settings (any registered channel has them). */
+export type ConfigurableChannel = {
+  name: string;
+  title: string;
+  settings: ChannelSettings;
+};
 
-function field(
-  name: string,
-  label: string,
-  value: string | number | null | undefined,
-  extra: SafeHtml = html``,
-) {
-  return html`<label for="email-${name}">${label}</label><input id="email-${name}" name="${name}" value="${value ?? ''}" autocomplete="off"${extra}>`;
+/** What a panel needs of the request: the form's token, the role, where the forms post. */
+export type PanelContext = { csrf: SafeHtml; admin: boolean; page: string };
+
+const setBadge = (yes: boolean) => (yes ? badge('set', 'success') : badge('not set'));
+
+const TYPES: Record<string, string> = { email: 'email', url: 'text', number: 'text', text: 'text' };
+
+function hint(field: SettingField): SafeHtml {
+  return field.hint ? html` <span class="muted">(${field.hint})</span>` : html``;
 }
 
-/** Where a refused form comes back to (its action has no page of its own). */
-const back = (res: Response) =>
-  html`<input type="hidden" name="_back" value="${workspacePath(res)}/${SECTION}">`;
-
-function emailForm(res: Response, action: string, email: EmailConfig | null): SafeHtml {
-  const disabled = isAdmin(res) ? html`` : html` disabled`;
-  return html`<form method="post" action="${action}" class="panel stack" aria-labelledby="email-title">${csrfField(res)}${back(res)}
-<h2 id="email-title">Email ${email ? badge('configured', 'success') : badge('not configured')}</h2>
-<fieldset${disabled}><legend>SMTP server</legend>
-${field('host', 'Host', email?.host, html` required placeholder="smtp.example.com"`)}
-${field('port', 'Port', email?.port, html` inputmode="numeric" placeholder="587"`)}
-<label class="check"><input type="checkbox" name="secure" value="yes"${email?.secure ? html` checked` : ''}> TLS from the start (port 465)</label>
-${field('username', 'Username', email?.username)}
-<label for="email-password">Password ${set(email?.passwordSet ?? false)}</label>
-<input id="email-password" name="password" type="password" autocomplete="new-password" placeholder="${email?.passwordSet ? 'Leave empty to keep the stored password' : ''}">
-<label class="check"><input type="checkbox" name="removePassword" value="yes"> Remove the stored password</label></fieldset>
-<fieldset${disabled}><legend>Sender</legend>
-${field('fromEmail', 'From address', email?.fromEmail, html` type="email" required`)}
-${field('fromName', 'From name', email?.fromName)}
-${field('replyTo', 'Reply-To', email?.replyTo, html` type="email"`)}
-${field('unsubscribeMailto', 'Unsubscribe mailto (optional, {token} in the local part)', email?.unsubscribeMailto)}</fieldset>
-<fieldset${disabled}><legend>DKIM <span class="muted">(empty domain: not signed by us)</span></legend>
-${field('dkimDomain', 'Domain', email?.dkim?.domain)}
-${field('dkimSelector', 'Selector', email?.dkim?.selector)}
-<label for="email-dkimPrivateKey">Private key (PEM) ${set(email?.dkim?.privateKeySet ?? false)}</label>
-<textarea id="email-dkimPrivateKey" name="dkimPrivateKey" rows="3" autocomplete="off" placeholder="${email?.dkim?.privateKeySet ? 'Leave empty to keep the stored key' : '-----BEGIN PRIVATE KEY-----'}"></textarea></fieldset>
-${isAdmin(res) ? html`<div><button type="submit">Save email channel</button></div>` : ''}</form>`;
-}
-
-function testForm(res: Response, action: string): SafeHtml {
-  return html`<form method="post" action="${action}" class="panel stack" aria-labelledby="test-title">${csrfField(res)}${back(res)}
-<h2 id="test-title">Send a test message</h2>
-<label for="test-to">To</label><input id="test-to" name="to" type="email" required autocomplete="off">
-<div><button type="submit">Send test</button></div></form>`;
-}
-
-async function pushPanel(app: AppContext, res: Response, action: string, row: ChannelConfigRow | null) {
-  const push = row ? await presentPushConfig(app.db, row) : null;
-  const facts = push
-    ? keyValueList([
-        ['VAPID public key', copyButton(push.publicKey)],
-        ['VAPID private key', html`${set(true)} <span class="muted">(made here, never shown)</span>`],
-        ['Subscribed browsers', String(push.subscriptions)],
-      ])
-    : html`<p class="muted">Saving a subject makes the VAPID key pair.</p>`;
-  const form = isAdmin(res)
-    ? html`<form method="post" action="${action}" class="stack">${csrfField(res)}${back(res)}
-<label for="push-subject">VAPID subject <span class="muted">(mailto: or https: URL)</span></label>
-<input id="push-subject" name="subject" required value="${push?.subject ?? ''}" placeholder="mailto:ops@example.com" autocomplete="off">
-<div><button type="submit">Save push channel</button></div></form>`
-    : push
-      ? keyValueList([['VAPID subject', push.subject]])
-      : '';
-  return html`<section class="panel" aria-labelledby="push-title"><h2 id="push-title">Push (Web Push) ${push ? badge('configured', 'success') : badge('not configured')}</h2>${facts}${form}</section>`;
-}
-
-function telegramPanel(res: Response, action: string, row: ChannelConfigRow | null): SafeHtml {
-  const telegram = row ? toTelegramConfig(row) : null;
-  const facts = telegram
-    ? keyValueList([
-        ['Bot', html`@${telegram.botUsername} <span class="muted">(${telegram.botName})</span>`],
-        ['Bot token', set(telegram.tokenSet)],
-        ['Updates webhook', copyButton(telegram.webhookUrl, 'Copy URL')],
-      ])
+function secretInput(id: string, field: SettingField, view: SettingsView): SafeHtml {
+  const set = view.secretsSet[field.name] ?? false;
+  const keep = set
+    ? `Leave empty to keep the stored ${field.label.toLowerCase()}`
+    : (field.placeholder ?? '');
+  const input = field.multiline
+    ? html`<textarea id="${id}" name="${field.name}" rows="3" autocomplete="off" spellcheck="false" placeholder="${keep}"></textarea>`
+    : html`<input id="${id}" name="${field.name}" type="password" autocomplete="new-password" placeholder="${keep}">`;
+  const remove = field.removable
+    ? html`<label class="check"><input type="checkbox" name="${field.name}__remove" value="yes"> Remove the stored ${field.label.toLowerCase()}</label>`
     : '';
-  const form = isAdmin(res)
-    ? html`<form method="post" action="${action}" class="stack">${csrfField(res)}${back(res)}
-<label for="telegram-token">${telegram ? 'Replace the bot token' : 'Bot token'} <span class="muted">(from @BotFather; checked with Telegram, never shown back)</span></label>
-<input id="telegram-token" name="botToken" type="password" required autocomplete="off">
-<div><button type="submit">Save Telegram channel</button></div></form>`
+  return html`<label for="${id}">${field.label}${hint(field)} ${setBadge(set)}</label>${input}${remove}`;
+}
+
+/** One input of the form; a MEMBER sees the values in disabled inputs, and of a secret only its badge. */
+function fieldInput(prefix: string, field: SettingField, view: SettingsView, admin: boolean): SafeHtml {
+  const id = `${prefix}-${field.name}`;
+  const disabled = admin ? html`` : html` disabled`;
+  const value = view.values[field.name] ?? '';
+  if (field.kind === 'secret') {
+    if (admin) return secretInput(id, field, view);
+    return html`<p>${field.label}: ${setBadge(view.secretsSet[field.name] ?? false)}</p>`;
+  }
+  if (field.kind === 'checkbox')
+    return html`<label class="check"><input type="checkbox" name="${field.name}" value="yes"${value === 'yes' ? html` checked` : ''}${disabled}> ${field.label}${hint(field)}</label>`;
+  const required = field.required ? html` required` : html``;
+  const placeholder = field.placeholder ? html` placeholder="${field.placeholder}"` : html``;
+  const label = html`<label for="${id}">${field.label}${hint(field)}</label>`;
+  if (field.kind === 'textarea')
+    return html`${label}<textarea id="${id}" name="${field.name}" rows="3"${required}${placeholder}${disabled}>${value}</textarea>`;
+  const numeric = field.kind === 'number' ? html` inputmode="numeric"` : html``;
+  return html`${label}<input id="${id}" name="${field.name}" value="${value}" type="${TYPES[field.kind ?? 'text'] ?? 'text'}" autocomplete="off"${numeric}${required}${placeholder}${disabled}>`;
+}
+
+/** The fields in order, consecutive fields of one group in a fieldset with its legend. */
+function fieldsOf(prefix: string, fields: readonly SettingField[], view: SettingsView, admin: boolean) {
+  const out: SafeHtml[] = [];
+  for (let i = 0; i < fields.length; ) {
+    const group = fields[i]!.group;
+    let end = i + 1;
+    while (group && end < fields.length && fields[end]!.group === group) end++;
+    const inputs = fields.slice(i, end).map((field) => fieldInput(prefix, field, view, admin));
+    out.push(group ? html`<fieldset><legend>${group}</legend>${inputs}</fieldset>` : html`${inputs}`);
+    i = end;
+  }
+  return out;
+}
+
+const EMPTY_VIEW: SettingsView = { configured: true, values: {}, secretsSet: {}, facts: [] };
+
+function actionForm(channel: ConfigurableChannel, action: ChannelAction, context: PanelContext) {
+  const prefix = `${channel.name}-${action.name}`;
+  return html`<form method="post" action="${context.page}/${channel.name}/${action.name}" class="stack" aria-labelledby="${prefix}-title">${context.csrf}
+<input type="hidden" name="_back" value="${context.page}">
+<h3 id="${prefix}-title">${action.title}</h3>
+${fieldsOf(prefix, action.fields, EMPTY_VIEW, true)}
+<div><button type="submit">${action.button}</button></div></form>`;
+}
+
+/** A channel's panel: its state, the facts to copy, its form and (configured, for an ADMIN) its actions. */
+export function channelPanel(
+  channel: ConfigurableChannel,
+  view: SettingsView,
+  context: PanelContext,
+): SafeHtml {
+  const { settings } = channel;
+  const title = `${channel.name}-title`;
+  const facts = view.facts.length
+    ? keyValueList(
+        view.facts.map((fact): [string, SafeHtml | string] => [
+          fact.label,
+          fact.copy ? copyButton(fact.value, 'Copy') : fact.value,
+        ]),
+      )
     : '';
-  return html`<section class="panel" aria-labelledby="telegram-title"><h2 id="telegram-title">Telegram ${telegram ? badge('configured', 'success') : badge('not configured')}</h2>${facts}${form}</section>`;
+  const actions =
+    view.configured && context.admin
+      ? (settings.actions ?? []).map((action) => actionForm(channel, action, context))
+      : [];
+  return html`<section class="panel" aria-labelledby="${title}">
+<h2 id="${title}">${channel.title} ${view.configured ? badge('configured', 'success') : badge('not configured')}</h2>
+<p class="muted">${settings.intro}</p>${facts}
+<form method="post" action="${context.page}/${channel.name}" class="stack">${context.csrf}
+<input type="hidden" name="_back" value="${context.page}">
+${fieldsOf(channel.name, settings.fields, view, context.admin)}
+${context.admin ? html`<div><button type="submit">Save ${channel.title} settings</button></div>` : ''}</form>
+${actions}</section>`;
 }
 
-const nullIfEmpty = (value: string) => (value.trim() === '' ? null : value.trim());
-
-/** The email form as the API's PUT body: empty secret fields keep what is stored. */
-function emailBodyOf(req: Request) {
-  const port = formText(req, 'port').trim();
-  const password = formText(req, 'password');
-  const domain = formText(req, 'dkimDomain').trim();
-  const privateKey = formText(req, 'dkimPrivateKey').trim();
-  return parseForm(PutEmailConfigBody, {
-    host: formText(req, 'host').trim(),
-    port: port === '' ? undefined : /^\d{1,5}$/.test(port) ? Number(port) : port,
-    secure: formText(req, 'secure') === 'yes',
-    username: nullIfEmpty(formText(req, 'username')),
-    password: password !== '' ? password : formText(req, 'removePassword') === 'yes' ? null : undefined,
-    fromEmail: formText(req, 'fromEmail').trim(),
-    fromName: nullIfEmpty(formText(req, 'fromName')),
-    replyTo: nullIfEmpty(formText(req, 'replyTo')),
-    unsubscribeMailto: nullIfEmpty(formText(req, 'unsubscribeMailto')),
-    dkim: domain
-      ? { domain, selector: formText(req, 'dkimSelector'), ...(privateKey ? { privateKey } : {}) }
-      : null,
-  });
+/** The posted form read field by field; a secret left empty is kept, its "remove" box drops it. */
+export function settingsInput(req: Request): SettingsInput {
+  return {
+    text: (name) => formText(req, name).trim(),
+    checked: (name) => formText(req, name) === 'yes',
+    secret(name) {
+      const value = formText(req, name);
+      if (value.trim() !== '') return value;
+      return formText(req, `${name}__remove`) === 'yes' ? null : undefined;
+    },
+  };
 }
 
-async function channelsPage(app: AppContext, _req: Request, res: Response) {
+async function channelsPage(app: AppContext, res: Response) {
   const workspaceId = pageWorkspace(res).id;
-  const base = `${workspacePath(res)}/${SECTION}`;
-  const [email, push, telegram, feedback] = await Promise.all([
-    findChannelConfig(app.db, workspaceId, 'email'),
-    findChannelConfig(app.db, workspaceId, 'push'),
-    findChannelConfig(app.db, workspaceId, 'telegram'),
-    listFeedbackEndpoints(app.db, workspaceId),
-  ]);
-  const feedbackList =
-    feedback.length === 0
-      ? html`<p class="muted">No provider feedback endpoint yet (Amazon SES, SendGrid, Postmark): create one with <code>PUT /api/workspaces/${workspaceId}/channels/email/feedback/{provider}</code>.</p>`
-      : keyValueList(
-          feedback.map((row) => [row.provider, copyButton(feedbackUrl(app.config, row), 'Copy URL')]),
-        );
+  const context: PanelContext = {
+    csrf: csrfField(res),
+    admin: isAdmin(res),
+    page: `${workspacePath(res)}/${SECTION}`,
+  };
+  const channels: readonly ConfigurableChannel[] = CHANNEL_REGISTRY;
+  const views = await Promise.all(channels.map((channel) => channel.settings.load(app, workspaceId)));
   sendPage(res, {
     title: 'Channels',
     section: SECTION,
     body: html`${groupTabs(res, 'Settings', SECTION)}
-${emailForm(res, `${base}/email`, email ? toEmailConfig(email) : null)}
-${isAdmin(res) && email ? testForm(res, `${base}/email/test`) : ''}
-<section class="panel" aria-labelledby="feedback-title"><h2 id="feedback-title">Provider feedback endpoints</h2>
-<p>Give these URLs to your email provider so bounces and complaints reach Switchboard.</p>${feedbackList}</section>
-${await pushPanel(app, res, `${base}/push`, push)}
-${telegramPanel(res, `${base}/telegram`, telegram)}`,
+${channels.map((channel, i) => channelPanel(channel, views[i]!, context))}`,
   });
 }
 
-async function saveEmail(app: AppContext, req: Request, res: Response) {
-  requireAdmin(res);
-  const workspaceId = pageWorkspace(res).id;
-  await putEmailConfig(app.db, app.config, workspaceId, emailBodyOf(req));
-  forgetEmailSending(workspaceId);
-  redirectWithFlash(req, res, `${workspacePath(res)}/${SECTION}`, 'Email channel saved.');
+function channelOf(req: Request): ConfigurableChannel {
+  const channel = CHANNEL_REGISTRY.find((c) => c.name === req.params.channel);
+  if (!channel) throw new NotFoundError('Channel');
+  return channel;
 }
 
-async function savePush(app: AppContext, req: Request, res: Response) {
-  requireAdmin(res);
-  const body = parseForm(PutPushConfigBody, { subject: formText(req, 'subject') });
-  await putPushConfig(app.db, pageWorkspace(res).id, body);
-  redirectWithFlash(req, res, `${workspacePath(res)}/${SECTION}`, 'Push channel saved.');
-}
-
-/** A refusal by a provider (a 502 for the API) is an answer for the person, not a fault of ours. */
-function providerRefusal(error: unknown): AppError | null {
-  return error instanceof AppError && error.status !== 404 ? error : null;
-}
-
-async function saveTelegram(app: AppContext, req: Request, res: Response) {
-  requireAdmin(res);
+/**
+ * A provider's refusal (a 502 for the API: a bad token, a refused recipient) is an answer for the
+ * person, shown as an error flash; the schema's refusals are flashed by consoleErrors with their
+ * fields' names.
+ */
+async function answered(req: Request, res: Response, what: string, run: () => Promise<string>) {
   const page = `${workspacePath(res)}/${SECTION}`;
-  const { botToken } = parseForm(PutTelegramConfigBody, { botToken: formText(req, 'botToken') });
+  let message: string;
   try {
-    const row = await putTelegramConfig(app, pageWorkspace(res).id, botToken);
-    redirectWithFlash(req, res, page, `Telegram channel saved: @${toTelegramConfig(row).botUsername}.`);
+    message = await run();
   } catch (error) {
-    const refusal = providerRefusal(error);
-    if (!refusal) throw error;
-    redirectWithFlash(req, res, page, `Telegram channel not saved: ${refusal.message}`, 'error');
+    const refusal = error instanceof AppError && ![403, 404].includes(error.status) ? error : null;
+    if (!refusal || refusal instanceof ValidationError) throw error;
+    return redirectWithFlash(req, res, page, `${what}: ${refusal.message}`, 'error');
   }
+  await redirectWithFlash(req, res, page, message);
 }
 
-async function testEmail(app: AppContext, req: Request, res: Response) {
+async function save(app: AppContext, req: Request, res: Response) {
   requireAdmin(res);
-  const page = `${workspacePath(res)}/${SECTION}`;
-  const { to } = parseForm(TestEmailBody, { to: formText(req, 'to').trim() });
-  try {
-    const sent = await sendTestEmail(app, pageWorkspace(res).id, to);
-    redirectWithFlash(req, res, page, `Test message accepted for ${to}: ${sent.response}`);
-  } catch (error) {
-    const refusal = providerRefusal(error);
-    if (!refusal) throw error;
-    redirectWithFlash(req, res, page, `Test message not sent: ${refusal.message}`, 'error');
-  }
+  const channel = channelOf(req);
+  await answered(req, res, `${channel.title} channel not saved`, () =>
+    channel.settings.save(app, pageWorkspace(res).id, settingsInput(req)),
+  );
+}
+
+async function act(app: AppContext, req: Request, res: Response) {
+  requireAdmin(res);
+  const channel = channelOf(req);
+  const action = channel.settings.actions?.find((a) => a.name === req.params.action);
+  if (!action) throw new NotFoundError('Channel action');
+  await answered(req, res, `${action.title}: not done`, () =>
+    action.run(app, pageWorkspace(res).id, settingsInput(req)),
+  );
 }
 
 export function channelConsole(app: AppContext): ConsolePages {
   return {
     sections: [{ path: SECTION, label: 'Channels', group: 'Settings', order: 82 }],
     install(router) {
-      router.get(`/${SECTION}`, (req, res) => channelsPage(app, req, res));
-      router.post(`/${SECTION}/email`, consoleForm(), (req, res) => saveEmail(app, req, res));
-      router.post(`/${SECTION}/telegram`, consoleForm(), (req, res) => saveTelegram(app, req, res));
-      router.post(`/${SECTION}/push`, consoleForm(), (req, res) => savePush(app, req, res));
-      router.post(`/${SECTION}/email/test`, consoleForm(), (req, res) => testEmail(app, req, res));
+      router.get(`/${SECTION}`, (_req, res) => channelsPage(app, res));
+      router.post(`/${SECTION}/:channel`, consoleForm(), (req, res) => save(app, req, res));
+      router.post(`/${SECTION}/:channel/:action`, consoleForm(), (req, res) => act(app, req, res));
     },
   };
 }

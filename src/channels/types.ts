@@ -214,6 +214,72 @@ export type TransactionalContent<F extends z.ZodObject = z.ZodObject> = {
 };
 
 /**
+ * One input of a channel's configuration form (the console's settings/channels page renders it;
+ * the channel names no HTML). A `secret` is write-only: never shown back, a "set" badge beside an
+ * empty password input; left empty it keeps what is stored.
+ */
+export type SettingField = {
+  name: string;
+  label: string;
+  kind?: 'text' | 'email' | 'url' | 'number' | 'textarea' | 'checkbox' | 'secret';
+  /** The legend of the group of fields it is shown in (consecutive fields share one). */
+  group?: string;
+  /** Shown beside the label, muted: what it is for, what form it takes. */
+  hint?: string;
+  placeholder?: string;
+  required?: boolean;
+  /** A secret that may be removed: a "Remove the stored …" checkbox beside it. */
+  removable?: boolean;
+  /** Several lines (a PEM key): a textarea, which keeps the line breaks a password input drops. */
+  multiline?: boolean;
+};
+
+/** What the form of a channel (or of one of its actions) posted, read field by field. */
+export type SettingsInput = {
+  /** A text field as typed, trimmed; '' when absent. */
+  text(name: string): string;
+  checked(name: string): boolean;
+  /** A secret field: the new value, null to remove the stored one, undefined to keep it. */
+  secret(name: string): string | null | undefined;
+};
+
+/** What the page shows of a channel's configuration: never a secret's value. */
+export type SettingsView = {
+  configured: boolean;
+  /** The value of each field that is not a secret (a checkbox: 'yes' or ''). */
+  values: Record<string, string>;
+  /** Whether a value is stored for each secret field. */
+  secretsSet: Record<string, boolean>;
+  /** Read-only facts beside the form: a public key, the URLs to give the provider. */
+  facts: { label: string; value: string; copy?: boolean }[];
+};
+
+/** A one-off operation on a configured channel (a test send), with its own small form. */
+export type ChannelAction = {
+  name: string;
+  title: string;
+  button: string;
+  fields: readonly SettingField[];
+  /** What the flash says when it went; a provider's refusal is thrown (an AppError). */
+  run(app: AppContext, workspaceId: string, input: SettingsInput): Promise<string>;
+};
+
+/**
+ * How a channel is configured from the console: its form's fields, what is stored, and the save
+ * that goes through the channel's API schema and service (its audit entry included). The console
+ * iterates the registry, so a new channel's form needs no console code.
+ */
+export type ChannelSettings = {
+  /** One sentence above the form: what the channel needs. */
+  intro: string;
+  fields: readonly SettingField[];
+  load(app: AppContext, workspaceId: string): Promise<SettingsView>;
+  /** Saves the form (the API's schema refuses as it would a PUT); returns what the flash says. */
+  save(app: AppContext, workspaceId: string, input: SettingsInput): Promise<string>;
+  actions?: readonly ChannelAction[];
+};
+
+/**
  * Everything about one channel. `M` is what it sends, `S` its campaign send step, `R` what a send
  * rendered (kept on the message, shown by the API and by a step preview).
  */
@@ -248,6 +314,8 @@ export interface ChannelDefinition<
   readonly unsubscribeEvent: Record<string, z.ZodType>;
   /** Its configuration routes (…/channels/<name>), and those providers call (webhooks). */
   readonly routes: readonly RouteDefinition[];
+  /** Its configuration form in the console (settings/channels). */
+  readonly settings: ChannelSettings;
   /** Routes that change messages or subscriptions (delivery reports, inbound opt-outs), given the effects. */
   receivers?(effects: ChannelEffects): RouteDefinition[];
 }

@@ -34,7 +34,10 @@ describe('console: channels (settings/channels)', () => {
     const path = `/app/${workspaceId}/settings/channels`;
     const api = `/api/workspaces/${workspaceId}/channels/email`;
     const page = await consolePage(client, path);
-    expect(page.text).to.contain('not configured').and.not.contain('Send test');
+    expect(page.text)
+      .to.contain('not configured')
+      .and.contain('Save Email settings')
+      .and.not.contain('Send test');
     const saved = await postConsoleForm(
       client,
       `${path}/email`,
@@ -52,7 +55,7 @@ describe('console: channels (settings/channels)', () => {
     // Saved again with the password field empty: the stored one is kept; ticking "remove" drops it.
     await postConsoleForm(client, `${path}/email`, emailForm(page.token));
     expect((await client.get(api)).body.passwordSet).to.equal(true);
-    await postConsoleForm(client, `${path}/email`, emailForm(page.token, { removePassword: 'yes' }));
+    await postConsoleForm(client, `${path}/email`, emailForm(page.token, { password__remove: 'yes' }));
     expect((await client.get(api)).body.passwordSet).to.equal(false);
 
     const before = sink.messages.length;
@@ -69,7 +72,7 @@ describe('console: channels (settings/channels)', () => {
     });
     expect((await followRedirect(client, refused)).text)
       .to.contain('flash-error')
-      .and.contain('Test message not sent');
+      .and.contain('Send a test message: not done');
   });
 
   it('configures push from its subject (the key pair made once) and shows the public key', async () => {
@@ -94,7 +97,7 @@ describe('console: channels (settings/channels)', () => {
     expect(after.text).to.contain('Push channel saved.').and.contain(`data-copy="${push.publicKey}"`);
     const { client: member } = await memberOf(client, workspaceId, 'MEMBER');
     const seen = await consolePage(member, path);
-    expect(seen.text).to.contain('mailto:ops@acme.test').and.not.contain('Save push channel');
+    expect(seen.text).to.contain('mailto:ops@acme.test').and.not.contain('Save Push settings');
     const refused = await postConsoleForm(member, `${path}/push`, {
       _csrf: seen.token,
       subject: 'mailto:x@acme.test',
@@ -126,7 +129,7 @@ describe('console: channels (settings/channels)', () => {
     expect(fakeBotApi().webhooks.get(token)?.url).to.contain(workspaceId);
     const { client: member } = await memberOf(client, workspaceId, 'MEMBER');
     const seen = await consolePage(member, path);
-    expect(seen.text).to.contain(`@${bot.username}`).and.not.contain('Save Telegram channel');
+    expect(seen.text).to.contain(`@${bot.username}`).and.not.contain('Save Telegram settings');
     const refused = await postConsoleForm(member, `${path}/telegram`, { _csrf: seen.token, botToken: token });
     expect(refused.status).to.equal(403);
   });
@@ -154,7 +157,7 @@ describe('console: channels (settings/channels)', () => {
     const page = await consolePage(member, path);
     expect(page.text)
       .to.contain('127.0.0.1')
-      .and.not.contain('Save email channel')
+      .and.not.contain('Save Email settings')
       .and.not.contain('Send test');
     const changed = await postConsoleForm(
       member,

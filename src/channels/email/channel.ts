@@ -8,6 +8,7 @@ import type { BuildKit, ChannelDefinition, EmailMessage, TransactionalContent } 
 import { emailFeedbackRoutes } from './feedbackRoutes.ts';
 import { emailChannelRoutes } from './routes.ts';
 import { sendEmail } from './send.ts';
+import { emailSettings } from './settings.ts';
 import { closeTransport } from './transport.ts';
 
 const EmailStep = z.strictObject({
@@ -88,6 +89,7 @@ export const emailChannel: ChannelDefinition<EmailMessage, typeof EmailStep, typ
     channel: z.string().openapi({ example: 'email' }),
     messageId: z.string().nullable(),
   },
+  settings: emailSettings,
   routes: [...emailChannelRoutes, ...emailFeedbackRoutes],
 };
 

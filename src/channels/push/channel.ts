@@ -7,6 +7,7 @@ import { type BuildKit, type ChannelDefinition, PUSH_URGENCIES, type PushMessage
 import { closePushAgent } from './agent.ts';
 import { pushChannelRoutes } from './routes.ts';
 import { sendPush } from './send.ts';
+import { pushSettings } from './settings.ts';
 
 const PushStep = z.strictObject({
   type: z.literal('send'),
@@ -67,6 +68,7 @@ export const pushChannel: ChannelDefinition<PushMessage, typeof PushStep, typeof
   unreachable: (context) => (context.has_push_subscription ? null : 'the contact has no push subscription'),
   build: buildPush,
   unsubscribeEvent: { contactId: z.string(), channel: z.string().openapi({ example: 'push' }) },
+  settings: pushSettings,
   routes: pushChannelRoutes,
 };
 

@@ -14,6 +14,7 @@ import { smsReceivers } from './receivers.ts';
 import { smsChannelRoutes } from './routes.ts';
 import { smsSegments } from './segments.ts';
 import { openAuthToken, SMS_STATUS_PATH, type SmsSettings, smsUrl } from './service.ts';
+import { smsSettings } from './settings.ts';
 
 export type SmsMessage = AnyMessage & {
   channel: 'sms';
@@ -120,6 +121,7 @@ export const smsChannel: ChannelDefinition<SmsMessage, typeof SmsStep, typeof Re
   unreachable: (context) => (context.phone ? null : 'the contact has no phone number'),
   build: buildSms,
   unsubscribeEvent: { contactId: z.string(), channel: z.string().openapi({ example: 'sms' }) },
+  settings: smsSettings,
   routes: smsChannelRoutes,
   receivers: smsReceivers,
 };

@@ -11,6 +11,7 @@ import type { BuildKit, ChannelDefinition, SendOutcome, TelegramMessage } from '
 import { botApi, classifyTelegramError } from './api.ts';
 import { telegramChannelRoutes } from './routes.ts';
 import { openBotToken } from './service.ts';
+import { telegramSettings } from './settings.ts';
 
 const clients = new Map<string, { stamp: string; api: Api }>();
 
@@ -123,5 +124,6 @@ export const telegramChannel: ChannelDefinition<
   // leaves room for the bot's replies to /start. A workspace with paid broadcasts sets its own.
   defaultRatePerSecond: 25,
   unsubscribeEvent: { contactId: z.string(), channel: z.string().openapi({ example: 'telegram' }) },
+  settings: telegramSettings,
   routes: telegramChannelRoutes,
 };
