@@ -229,7 +229,7 @@ async function formPage(app: AppContext, req: Request, res: Response) {
     ])}
 <h2>Embed</h2>
 <p>Paste this HTML in a page of your site: it shows the hosted form in a frame.</p>
-${copyButton(embedSnippet(form), 'Copy snippet')}
+<div class="embed-snippet">${copyButton(embedSnippet(form), 'Copy snippet')}</div>
 <h2>Fields</h2>
 ${fields}
 <h2 id="submissions">Submissions</h2>

@@ -50,6 +50,19 @@ describe('forms: the pages in a browser', function () {
       expect(submitted).to.contain('ada@example.com').and.contain('Ada');
       await Promise.all([page.waitForNavigation(), page.click('#submissions + .table-wrap tbody a')]);
       expect(page.url()).to.match(new RegExp(`/app/${workspaceId}/contacts/`));
+
+      // Enter in an input saves (the form's first button), never moves or removes a field.
+      await page.goto(`${formPage}/edit`);
+      expect(await page.$eval('.form-editor button[hidden]', (b) => getComputedStyle(b).display)).to.equal(
+        'none',
+      );
+      await page.click('#form-name', { count: 3 });
+      await page.type('#form-name', 'Early access (beta)');
+      await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+      expect(await page.$eval('main', (el) => el.textContent)).to.contain('Form saved.');
+      const saved = (await client.get(`/api/workspaces/${workspaceId}/forms/${form.id}`)).body;
+      expect(saved.name).to.equal('Early access (beta)');
+      expect(saved.fields.map((f: { key: string }) => f.key)).to.deep.equal(['email', 'first_name']);
     } finally {
       await close();
     }
