@@ -2,6 +2,7 @@
 // shown back: a "set" badge and a field that replaces them), a test send to a typed address, the
 // feedback endpoints' URLs; MEMBER reads without buttons and its POSTs are refused; CSRF; hostile
 // values escaped.
+import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import { closeChannels } from '../../src/channels/index.ts';
 import { consolePage, followRedirect, postConsoleForm } from '../support/console.ts';
@@ -57,6 +58,21 @@ describe('console: channels (settings/channels)', () => {
     expect((await client.get(api)).body.passwordSet).to.equal(true);
     await postConsoleForm(client, `${path}/email`, emailForm(page.token, { password__remove: 'yes' }));
     expect((await client.get(api)).body.passwordSet).to.equal(false);
+    // A DKIM key pasted into its textarea (CRLF, blank lines around): stored, then kept when left empty.
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = `\r\n${privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().replaceAll('\n', '\r\n')}\r\n`;
+    const dkim = { dkimDomain: 'acme.test', dkimSelector: 'sb1' };
+    await postConsoleForm(client, `${path}/email`, emailForm(page.token, { ...dkim, dkimPrivateKey: pem }));
+    expect((await client.get(api)).body.dkim).to.deep.equal({
+      domain: 'acme.test',
+      selector: 'sb1',
+      privateKeySet: true,
+    });
+    await postConsoleForm(client, `${path}/email`, emailForm(page.token, dkim));
+    expect((await client.get(api)).body.dkim.privateKeySet).to.equal(true);
+    expect((await consolePage(client, path)).text)
+      .to.not.contain('PRIVATE KEY-----\r')
+      .and.not.contain(pem.slice(40, 80));
 
     const before = sink.messages.length;
     const sent = await postConsoleForm(client, `${path}/email/test`, {
