@@ -12,7 +12,7 @@ export const AUDIT_ACTIONS = {
   segment: ['created', 'updated', 'deleted'],
   scoringRule: ['created', 'updated', 'deleted'],
   scoringSettings: ['updated'],
-  campaign: ['created', 'updated', 'activated', 'paused', 'resumed', 'archived', 'deleted'],
+  campaign: ['created', 'updated', 'activated', 'paused', 'resumed', 'archived', 'deleted', 'testSent'],
   form: ['created', 'updated', 'deleted'],
   trackingSettings: ['updated'],
 } as const;

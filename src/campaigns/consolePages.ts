@@ -39,6 +39,7 @@ import {
   segmentNamesOf,
   stepFiguresOf,
 } from './consoleQueries.ts';
+import { installTemplateEditor } from './consoleTemplate.ts';
 import { allSteps } from './flow.ts';
 import { type Transition, transitionCampaign, transitionsFrom } from './lifecycle.ts';
 import { campaignReport } from './report.ts';
@@ -227,12 +228,12 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
 <p class="muted">Numbers as of now: reached the step, waiting there, and for send steps the messages sent, delivered, and opened and clicked by a person.</p>
 ${flowDiagram(campaign.name, campaign.steps, figures)}
 <h2>Steps</h2>
-${stepTable(campaign, figures)}`,
+${stepTable(campaign, figures, base)}`,
   });
 }
 
 /** The diagram's numbers as a table: what a screen reader reads, and what can be copied. */
-function stepTable(campaign: Campaign, figures: FlowFigures): SafeHtml {
+function stepTable(campaign: Campaign, figures: FlowFigures, base: string): SafeHtml {
   const shown = (value: number | undefined) => (value === undefined ? '' : formatNumber(value));
   return table({
     caption: 'Each step with its numbers now',
@@ -245,6 +246,7 @@ function stepTable(campaign: Campaign, figures: FlowFigures): SafeHtml {
       { label: 'Delivered', numeric: true },
       { label: 'Human opens', numeric: true },
       { label: 'Human clicks', numeric: true },
+      { label: 'Template' },
     ],
     rows: allSteps(campaign.steps).map(({ key, step }) => {
       const heading = stepHeading(key, step);
@@ -258,6 +260,9 @@ function stepTable(campaign: Campaign, figures: FlowFigures): SafeHtml {
         shown(f.delivered),
         shown(f.opens),
         shown(f.clicks),
+        step.type === 'send'
+          ? html`<a href="${base}/steps/${encodeURIComponent(key)}/template">${campaign.status === 'draft' ? 'Edit' : 'Preview'}<span class="visually-hidden"> the template of step ${key}</span></a>`
+          : '',
       ];
     }),
   });
@@ -467,6 +472,7 @@ async function transitionPost(app: AppContext, req: Request, res: Response, tran
 
 function install(app: AppContext, router: Router) {
   const form = consoleForm();
+  installTemplateEditor(app, router);
   router.get('/campaigns', (_req, res) => listPage(app, res));
   router.get('/campaigns/new', (_req, res) =>
     sendEditor(res, { campaign: null, json: JSON.stringify(STARTER, null, 2), errors: [] }),

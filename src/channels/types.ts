@@ -280,6 +280,22 @@ export type ChannelSettings = {
 };
 
 /**
+ * A campaign step's test send from the console's template editor: the step rendered for a contact,
+ * then sent to an address typed there instead of the contact's, marked as a test. No message row
+ * is made, so nothing counts in a report and nothing is tracked.
+ */
+export type TestSend<M extends AnyMessage = AnyMessage> = {
+  /** What the address is, for the form's label ("Email address"). */
+  label: string;
+  /** The input's type, for the keyboard a phone shows. */
+  inputType: 'email' | 'tel';
+  /** The address as typed, checked (a 400 names what is wrong). */
+  address: z.ZodType<string, string>;
+  /** The built message re-addressed to `to` and marked as a test. */
+  retarget(message: M, to: string): M;
+};
+
+/**
  * Everything about one channel. `M` is what it sends, `S` its campaign send step, `R` what a send
  * rendered (kept on the message, shown by the API and by a step preview).
  */
@@ -308,6 +324,8 @@ export interface ChannelDefinition<
   build(kit: BuildKit): Built<M, z.output<R>>;
   /** Its one-off messages (POST …/messages); absent: campaign sends only. */
   readonly transactional?: TransactionalContent;
+  /** Its test sends to a typed address; absent: it reaches people by no address one can type. */
+  readonly testSend?: TestSend<M>;
   /** Messages per second per workspace when the workspace sets none (a provider's limit); absent: none. */
   readonly defaultRatePerSecond?: number;
   /** The fields of its `unsubscribe.<name>` webhook event. */

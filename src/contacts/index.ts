@@ -29,5 +29,6 @@ export {
   Phone,
   text,
 } from './schemas.ts';
+export { searchContacts } from './searchQueries.ts';
 export { createContact, getContact, listContactPage, patchContact } from './service.ts';
 export { unverifiedVisitorAnonymousId } from './unverifiedVisitor.ts';

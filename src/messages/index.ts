@@ -1,7 +1,7 @@
 // What other features may use of messages: the flow engine makes a message per send step and
 // delivers it; other features read subscription state and record opt-outs.
 
-export { templateVariables } from './build.ts';
+export { buildOutgoing, templateVariables } from './build.ts';
 // Previews render a step as its message would be, with the same variables.
 export { findDeliveryContext, reachColumns } from './contextQueries.ts';
 export { deliverMessage } from './deliver.ts';
@@ -14,7 +14,6 @@ export {
   recordDelivered,
 } from './feedback.ts';
 export { SEND_QUEUE } from './outcomes.ts';
-export { type RenderedMessage, renderMessage } from './preview.ts';
 export { acknowledgePush, type PushAck, resubscribeToPush } from './pushAck.ts';
 export {
   CHANNELS,

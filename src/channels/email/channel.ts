@@ -79,6 +79,18 @@ export const emailChannel: ChannelDefinition<EmailMessage, typeof EmailStep, typ
     ['body', 'html', step.body],
   ],
   transactional: emailTransactional,
+  testSend: {
+    label: 'Email address',
+    inputType: 'email',
+    address: z.string().trim().max(320).pipe(z.email('must be an email address')),
+    // No List-Unsubscribe: the message reaches someone who is not the contact it was rendered for.
+    retarget: (message, to) => ({
+      ...message,
+      to,
+      subject: `[Test] ${message.subject}`,
+      unsubscribe: undefined,
+    }),
+  },
   rendered: RenderedEmail,
   subjectOf: (rendered) => rendered.subject,
   addressOf: (context) => context.email ?? undefined,

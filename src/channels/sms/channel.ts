@@ -115,6 +115,16 @@ export const smsChannel: ChannelDefinition<SmsMessage, typeof SmsStep, typeof Re
   templateOf: (step) => ({ subject: '', text: step.text }),
   templateFields: (step) => [['text', 'text', step.text]],
   transactional: smsTransactional,
+  testSend: {
+    label: 'Phone number',
+    inputType: 'tel',
+    // Normalised to E.164 with the channel's region at send, as a contact's number is.
+    address: z
+      .string()
+      .trim()
+      .regex(/^\+?[0-9 ().-]{3,30}$/, 'must be a phone number'),
+    retarget: (message, to) => ({ ...message, to, body: `[Test] ${message.body}` }),
+  },
   rendered: RenderedSms,
   subjectOf: () => null,
   addressOf: (context) => context.phone ?? undefined,
