@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { createContact } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
-import { consolePage, expectInert, followRedirect, postConsoleForm } from '../support/console.ts';
+import { consolePage, expectInert, followRedirect, postConsoleForm, url } from '../support/console.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
 import { createCampaign, emailChannel } from './support.ts';
@@ -213,6 +213,11 @@ describe('campaigns: the template editor', function () {
   it('sends a test to a typed address through the real channel, in no report, audited and rate-limited', async () => {
     const ws = await setUp();
     await emailChannel(ws.client, ws.api, sink.port);
+    const withLink = [
+      { ...STEPS[0], body: '<p>Hi {{ contact.firstName }}</p><a href="{{ unsubscribe_url }}">Leave</a>' },
+    ];
+    const patched = await ws.client.patch(`${ws.api}/campaigns/${ws.campaignId}`, { steps: withLink });
+    expect(patched.status, patched.text).to.equal(200);
     const page = await consolePage(ws.client, `${ws.page}?contact=${ws.contactId}`);
     // The form as the page has it: the picked contact, and the page a refusal goes back to.
     const testSend = (to: string) =>
@@ -235,6 +240,14 @@ describe('campaigns: the template editor', function () {
     expect(received[0]!.mail.html).to.contain('<p>Hi Ada</p>');
     expect(received[0]!.headers['list-unsubscribe']).to.equal(undefined);
     expect(received[0]!.headers['x-switchboard-message-id']).to.match(/^test_/);
+    // Its unsubscribe link is signed for no message: following it unsubscribes nobody.
+    const leave = new URL(
+      /href="([^"]+)">Leave/.exec(String(received[0]!.mail.html))![1]!.replaceAll('&amp;', '&'),
+    );
+    const followed = await fetch(url(leave.pathname + leave.search), { redirect: 'manual' });
+    expect(followed.status).to.equal(404);
+    const subscriptions = await ws.client.get(`${ws.api}/contacts/${ws.contactId}/subscriptions`);
+    expect(JSON.stringify(subscriptions.body)).to.not.contain('unsubscribed');
 
     const report = await ws.client.get(`${ws.api}/campaigns/${ws.campaignId}/report`);
     expect(report.status, report.text).to.equal(200);

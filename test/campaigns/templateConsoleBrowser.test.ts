@@ -35,6 +35,16 @@ describe('campaigns: the template editor in a browser', function () {
         { timeout: 10_000 },
       );
 
+      // Both frames (desktop and phone widths) show the HTML, and run none of it.
+      const frameTexts = async () =>
+        Promise.all(
+          page
+            .frames()
+            .filter((frame) => frame !== page.mainFrame())
+            .map((frame) => frame.evaluate(() => document.body?.textContent ?? '')),
+        );
+      await page.waitForFunction(() => document.querySelectorAll('#template-preview iframe').length === 2);
+      expect(await frameTexts()).to.deep.equal(['Hi Ada', 'Hi Ada']);
       await page.focus('#field-body');
       await page.keyboard.press('End');
       await page.type('#field-body', '\n<p>{{ contact.email | nosuchfilter }}</p>');
