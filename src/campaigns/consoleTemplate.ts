@@ -51,6 +51,8 @@ import { sendStepTest } from './testSend.ts';
 
 type Campaign = ReturnType<typeof toCampaign>;
 const SEARCH_RESULTS = 10;
+/** The search reads the trigram index from this many characters on. */
+const SEARCH_MIN = 3;
 
 /** The campaign and its send step the URL names; anything else (another workspace's, a wait) is 404. */
 type Target = { campaign: Campaign; key: string; step: SendStep; fields: FieldSpec[]; path: string };
@@ -242,7 +244,9 @@ function contactPicker(
     : '';
   const results =
     found === null
-      ? ''
+      ? q.trim()
+        ? html`<p class="muted">Type at least ${SEARCH_MIN} characters of an email or a name.</p>`
+        : ''
       : found.length === 0
         ? html`<p class="muted">No contact matches “${q}”.</p>`
         : html`<ul class="template-contacts">${found.map(
@@ -327,9 +331,16 @@ async function editorPage(app: AppContext, req: Request, res: Response) {
     typeof req.query.contact === 'string' ? req.query.contact : '',
   );
   const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
-  const found = q
-    ? await searchContacts(app.db, workspaceId, { q }, { sort: 'newest', after: null, limit: SEARCH_RESULTS })
-    : null;
+  // Fewer letters than a trigram would read every contact of the workspace.
+  const found =
+    q.length >= SEARCH_MIN
+      ? await searchContacts(
+          app.db,
+          workspaceId,
+          { q },
+          { sort: 'newest', after: null, limit: SEARCH_RESULTS },
+        )
+      : null;
   const values = valuesOfStep(target.step, target.fields);
   const read = readStep(target.step.channel, target.fields, values);
   const preview = await previewOf(app, res, target, read, contact);

@@ -133,7 +133,8 @@ function control(
     case 'textarea':
       return html`<textarea ${common}${max} rows="14" spellcheck="false" autocomplete="off" class="template-source">${value}</textarea>`;
     case 'select':
-      return html`<select ${common}${readOnly ? html` disabled` : ''}>${f.required ? '' : html`<option value="">(default)</option>`}${(
+      // A disabled select is not posted: a hidden field carries its value to the preview.
+      return html`${readOnly ? html`<input type="hidden" name="${PREFIX}${f.name}" value="${value}">` : ''}<select ${common}${readOnly ? html` disabled` : ''}>${f.required ? '' : html`<option value="">(default)</option>`}${(
         f.options ?? []
       ).map(
         (option) => html`<option${option === value ? html` selected` : ''}>${option}</option>`,

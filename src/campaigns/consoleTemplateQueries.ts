@@ -22,12 +22,12 @@ async function keysOf(db: Db, rows: FragmentSqlToken): Promise<readonly string[]
   `);
 }
 
-/** The attribute names of the workspace's newest contacts (the primary key's order), sorted. */
+/** The attribute names of the workspace's newest contacts (contacts_workspace_created_idx), sorted. */
 export function attributeNamesSeen(db: Db, workspaceId: string): Promise<readonly string[]> {
   return keysOf(
     db,
     sql.fragment`select attributes as value from contacts where workspace_id = ${workspaceId}
-      order by id desc limit ${NAME_SAMPLE}`,
+      order by created_at desc, id desc limit ${NAME_SAMPLE}`,
   );
 }
 

@@ -119,6 +119,9 @@ describe('campaigns: the template editor', function () {
 
   it('previews for a contact found by email, with their values and the variables listed', async () => {
     const ws = await setUp();
+    const short = await consolePage(ws.client, `${ws.page}?q=ad`);
+    expect(short.text).to.contain('Type at least 3 characters');
+    expect(short.text).to.not.contain('?contact=');
     const search = await consolePage(ws.client, `${ws.page}?q=ada%40`);
     expect(search.text).to.contain(`href="${ws.page}?contact=${ws.contactId}">ada@example.com</a>`);
     const page = await consolePage(ws.client, `${ws.page}?contact=${ws.contactId}`);
