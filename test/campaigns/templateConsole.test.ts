@@ -5,6 +5,7 @@
 // rate-limited; CSRF, roles, other workspaces' ids as 404; hostile templates inert outside the
 // sandboxed frame.
 import { expect } from 'chai';
+import { FakeTwilio } from '../channels/sms/fakeTwilio.ts';
 import { createContact } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
@@ -72,6 +73,9 @@ async function stepOf(client: Client, api: string, campaignId: string, index: nu
 describe('campaigns: the template editor', function () {
   this.timeout(60_000);
   const sink = suiteSink();
+  const twilio = new FakeTwilio();
+  before(() => twilio.start());
+  after(() => twilio.stop());
 
   it('shows the channel’s fields and saves an edit through the API’s update, audited', async () => {
     const ws = await setUp();
@@ -282,6 +286,31 @@ describe('campaigns: the template editor', function () {
     const limitedPage = await followRedirect(ws.client, limited);
     expect(limitedPage.text).to.contain('You sent 10 test messages in the last 10 minutes');
     expect((await sink.received()).length).to.equal(count);
+  });
+
+  it('sends an SMS step’s test to a typed phone number, normalised like a contact’s', async () => {
+    const ws = await setUp();
+    const account = twilio.addAccount();
+    const put = await ws.client.put(`${ws.api}/channels/sms`, {
+      ...account,
+      from: '+33757000001',
+      defaultRegion: 'fr',
+      apiUrl: twilio.url,
+    });
+    expect(put.status, put.text).to.equal(200);
+    const smsPage = `${ws.page.replace('/steps/0/', '/steps/2/')}?contact=${ws.contactId}`;
+    const page = await consolePage(ws.client, smsPage);
+    expect(page.text).to.contain('<label for="test-to">Phone number</label>');
+    expect(page.text).to.contain('<input id="test-to" name="to" type="tel" required');
+    const sent = await postConsoleForm(ws.client, `${ws.page.replace('/steps/0/', '/steps/2/')}/test`, {
+      _csrf: page.token,
+      _back: smsPage,
+      contact: ws.contactId,
+      to: '06 98 76 54 32',
+    });
+    expect((await followRedirect(ws.client, sent)).text).to.contain('Test sent to 06 98 76 54 32');
+    const texts = twilio.sent.filter((m) => m.accountSid === account.accountSid);
+    expect(texts.map((m) => [m.to, m.body])).to.deep.equal([['+33698765432', '[Test] Hi Ada']]);
   });
 
   it('refuses a POST without its CSRF token; a member works as the API lets them; other workspaces see 404', async () => {
