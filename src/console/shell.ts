@@ -165,7 +165,7 @@ export function renderPage(
 ${state ? header(state, page, here) : html`<header class="top"><a class="brand" href="/app">Switchboard</a></header>`}
 <main id="main" tabindex="-1">
 ${breadcrumbs(state, page)}
-<div class="title-row"><h1>${page.title}</h1>${page.actions ?? ''}</div>
+<div class="title-row"><h1>${page.title}</h1>${page.actions ? html`<div class="title-actions">${page.actions}</div>` : ''}</div>
 ${flashMessage(flash)}
 ${page.body}
 </main>
