@@ -31,6 +31,7 @@ import type { AppContext } from '../core/context.ts';
 import { lastUtcDays } from '../core/days.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import { installBuilder } from './builderPage.ts';
 import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
 import {
   dailyFiguresOf,
@@ -137,7 +138,7 @@ async function listPage(app: AppContext, res: Response) {
       })
     : emptyState(
         'No campaigns yet',
-        html`A campaign sends messages step by step to the contacts its trigger enrolls. <a href="${base}/campaigns/new">Create the first one</a>.`,
+        html`A campaign sends messages step by step to the contacts its trigger enrolls. <a href="${base}/campaigns/new/form">Create the first one</a>.`,
       );
   const more =
     page.total > page.data.length
@@ -146,7 +147,7 @@ async function listPage(app: AppContext, res: Response) {
   sendPage(res, {
     title: 'Campaigns',
     section: 'campaigns',
-    actions: html`<a class="button" href="${base}/campaigns/new">New campaign</a>`,
+    actions: html`<a class="button" href="${base}/campaigns/new/form">New campaign</a> <a class="button" href="${base}/campaigns/new">New from JSON</a>`,
     body: html`${body}${more}`,
   });
 }
@@ -207,7 +208,13 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
   ]);
   const e = report.enrollments;
   const figures = flowFigures(report, now);
-  const edit = campaign.status === 'archived' ? [] : [html`<a class="button" href="${base}/edit">Edit</a>`];
+  const edit =
+    campaign.status === 'archived'
+      ? []
+      : [
+          html`<a class="button" href="${base}/form">Edit</a>`,
+          html`<a class="button" href="${base}/edit">Edit as JSON</a>`,
+        ];
   sendPage(res, {
     title: campaign.name,
     section: 'campaigns',
@@ -312,6 +319,7 @@ function sendEditor(res: Response, editor: Editor) {
     crumbs,
     status: editor.status,
     body: html`${errors}${running}
+<p class="muted">The definition as JSON, for experts. <a href="${campaign ? action.replace(/\/edit$/, '/form') : `${list}/new/form`}">Edit it as a form</a> instead.</p>
 <form method="post" action="${action}">${csrfField(res)}
 <label for="definition">Definition (JSON, as the API’s <code>POST …/campaigns</code> takes it: name, trigger, steps, reentry, goal, tracking)</label>
 <textarea id="definition" name="definition" rows="24" spellcheck="false" autocomplete="off">${editor.json}</textarea>
@@ -473,6 +481,7 @@ async function transitionPost(app: AppContext, req: Request, res: Response, tran
 function install(app: AppContext, router: Router) {
   const form = consoleForm();
   installTemplateEditor(app, router);
+  installBuilder(app, router);
   router.get('/campaigns', (_req, res) => listPage(app, res));
   router.get('/campaigns/new', (_req, res) =>
     sendEditor(res, { campaign: null, json: JSON.stringify(STARTER, null, 2), errors: [] }),

@@ -20,10 +20,21 @@ import { sendErrorPage } from './shell.ts';
 
 const urlencoded = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
 
-/** The middleware of every console POST: the body parsed, then the CSRF token checked. */
-export function consoleForm(): RequestHandler {
+/**
+ * The middleware of every console POST: the body parsed, then the CSRF token checked. A form with
+ * many fields or long texts (a campaign's steps) gives its own `limit` and `parameterLimit`.
+ */
+export function consoleForm(options: { limit?: string; parameterLimit?: number } = {}): RequestHandler {
+  const parse =
+    options.limit || options.parameterLimit
+      ? express.urlencoded({
+          extended: false,
+          limit: options.limit ?? '64kb',
+          parameterLimit: options.parameterLimit ?? 500,
+        })
+      : urlencoded;
   return (req, res, next) =>
-    urlencoded(req, res, (error?: unknown) => {
+    parse(req, res, (error?: unknown) => {
       if (error) return next(error);
       if (validCsrf(req)) return next();
       sendErrorPage(

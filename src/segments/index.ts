@@ -1,6 +1,7 @@
 // What other features may use of segments: services, queries and types. Never routes, jobs or
 // commands (feature.ts holds those, for the composition layer alone).
 export { UNIT_ISO, WINDOW_UNITS, type WindowUnit, windowOf } from './builderForm.ts';
+export { listSegmentNames } from './consoleQueries.ts';
 export { describeRule } from './describe.ts';
 export { durationSeconds, IsoDuration } from './duration.ts';
 export {
