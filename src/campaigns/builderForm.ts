@@ -505,7 +505,8 @@ export function applyAction(draft: Draft, action: string): string | null {
   const base = target.slice(0, target.lastIndexOf('['));
   if (verb === 'remove') {
     list.splice(index, 1);
-    return null;
+    // The focus goes to the step that took its place (or the one before it), if any.
+    return list.length ? `${base}[${Math.min(index, list.length - 1)}]` : null;
   }
   const to = verb === 'up' ? index - 1 : verb === 'down' ? index + 1 : -1;
   if (to < 0 || to >= list.length) return null;
