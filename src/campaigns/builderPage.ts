@@ -119,7 +119,7 @@ function sendBuilder(res: Response, view: View) {
     section: 'campaigns',
     crumbs,
     status: view.status,
-    body: html`${summary}
+    body: html`<div id="campaign-builder">${summary}
 <p class="muted">Build the campaign step by step; nothing is saved until you press “${campaign ? 'Save draft' : 'Create draft'}”. Experts can <a href="${to.json}">edit it as JSON</a> instead.</p>
 <form method="post" action="${to.form}" class="campaign-builder" novalidate>${csrfField(res)}
 <p class="builder-apply">${actionButton('refresh', 'Update the form')} <span class="muted">(after changing a trigger, a channel or a condition’s kind)</span></p>
@@ -134,7 +134,7 @@ ${textInput(place, { name: 'json', label: 'The definition as JSON (as the API’
 <p>${actionButton('json', 'Use this JSON in the form')} <a href="${to.json}">Open the JSON editor</a></p>
 </details>
 <p class="form-actions"><button type="submit" name="action" value="save">${campaign ? 'Save draft' : 'Create draft'}</button> <a href="${to.page ?? to.list}">Cancel</a></p>
-</form>`,
+</form></div>`,
   });
 }
 

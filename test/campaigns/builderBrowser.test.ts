@@ -9,8 +9,16 @@ import { workspaceWithAdmin } from '../support/factories.ts';
 
 const field = (name: string) => `[id="${name}"]`;
 
+/** Saves: a plain submit, answered by the campaign's page or the form with its refusals. */
+async function save(page: Page) {
+  await Promise.all([page.waitForNavigation(), page.click('button[name="action"][value="save"]')]);
+}
+
+/** A button that changes the draft: with JavaScript, htmx swaps the builder alone (no navigation). */
 async function press(page: Page, action: string) {
-  await Promise.all([page.waitForNavigation(), page.click(`button[name="action"][value="${action}"]`)]);
+  await page.$eval('#campaign-builder', (el) => el.setAttribute('data-before', ''));
+  await page.click(`button[name="action"][value="${action}"]`);
+  await page.waitForFunction(() => !document.querySelector('#campaign-builder[data-before]'));
 }
 
 describe('campaigns: the builder in a browser', function () {
@@ -25,6 +33,8 @@ describe('campaigns: the builder in a browser', function () {
       await Promise.all([page.waitForNavigation(), page.click('a[href$="/campaigns/new/form"]')]);
       expect(page.url()).to.equal(url(`/app/${workspaceId}/campaigns/new/form`));
       await expectAccessible(page);
+      // A mark on the window survives an htmx swap, not a page load.
+      await page.evaluate(() => Object.assign(window, { sameDocument: true }));
       await page.type(field('name'), 'Welcome journey');
       await page.type(field('trigger.eventType'), 'signup');
       await press(page, 'add:steps@0:send');
@@ -36,9 +46,10 @@ describe('campaigns: the builder in a browser', function () {
       await press(page, 'add:steps[1].then@0:exit');
       await press(page, 'add:steps@2:split');
       await press(page, 'add:steps[2].paths[0].steps@0:wait');
+      expect(await page.evaluate(() => 'sameDocument' in window)).to.equal(true);
       await expectAccessible(page);
       // A refusal (the subject left blank) is shown at its field, and the summary links to it.
-      await press(page, 'save');
+      await save(page);
       expect(await page.$eval('#problems', (el) => el.textContent)).to.contain('Step 0, Subject');
       await expectAccessible(page);
       expect(await page.$eval(field('steps[0].subject'), (el) => el.getAttribute('aria-invalid'))).to.equal(

@@ -59,3 +59,36 @@
   document.addEventListener('DOMContentLoaded', () => enhanceCopyButtons(document));
   document.addEventListener('htmx:afterSwap', (event) => enhanceCopyButtons(event.target));
 })();
+
+// ---- The campaign builder (src/campaigns/builderPage.ts) ----
+// Its buttons that change the draft (add a step here, move, remove, update) post the form and swap
+// the builder alone, keeping the page where it was; "Save" stays a plain submit (it redirects).
+// Without JavaScript each button re-renders the whole page, with the same result.
+(() => {
+  document.addEventListener('click', (event) => {
+    const button = event.target instanceof Element && event.target.closest('button[name="action"]');
+    const form = button?.form;
+    if (!button || !form?.classList.contains('campaign-builder') || button.value === 'save' || !window.htmx)
+      return;
+    event.preventDefault();
+    // getAttribute: `form.action` is the buttons named "action".
+    window.htmx.ajax('POST', form.getAttribute('action'), {
+      source: form,
+      target: '#campaign-builder',
+      select: '#campaign-builder',
+      swap: 'outerHTML',
+      values: { action: button.value },
+    });
+  });
+  // A refusal of the JSON view (400) is a page to show, like the one without JavaScript.
+  document.addEventListener('htmx:beforeSwap', (event) => {
+    if (event.detail.target?.id === 'campaign-builder' && event.detail.xhr.status === 400) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+  document.addEventListener('htmx:afterSwap', () => {
+    const focus = document.querySelector('#campaign-builder [autofocus]');
+    if (focus) focus.focus();
+  });
+})();
