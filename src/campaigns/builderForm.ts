@@ -213,7 +213,7 @@ function readSend(body: Fields, at: string): FormStep {
   return { type: 'send', channel, fields };
 }
 
-function readStep(body: Fields, at: string): FormStep {
+function readStep(body: Fields, at: string, depth: number): FormStep {
   const type = oneOf(field(body, `${at}.type`), STEP_TYPES, 'exit');
   switch (type) {
     case 'send':
@@ -235,15 +235,15 @@ function readStep(body: Fields, at: string): FormStep {
         event: field(body, `${at}.if.event`),
         where: field(body, `${at}.if.where`),
         rule: field(body, `${at}.if`),
-        yes: readSteps(body, `${at}.then`),
-        no: readSteps(body, `${at}.else`),
+        yes: readSteps(body, `${at}.then`, depth + 1),
+        no: readSteps(body, `${at}.else`, depth + 1),
       };
     case 'split': {
       const paths = [];
       for (let i = 0; `${at}.paths[${i}].weight` in body; i++) {
         paths.push({
           weight: field(body, `${at}.paths[${i}].weight`),
-          steps: readSteps(body, `${at}.paths[${i}].steps`),
+          steps: readSteps(body, `${at}.paths[${i}].steps`, depth + 1),
         });
       }
       return { type, paths };
@@ -253,10 +253,16 @@ function readStep(body: Fields, at: string): FormStep {
   }
 }
 
-/** Each posted step carries its type; the list ends at the first index without one. */
-function readSteps(body: Fields, list: string): FormStep[] {
+/**
+ * Each posted step carries its type; the list ends at the first index without one. Lists nested
+ * deeper than the schema allows one level past it are not read (the form never shows them; the
+ * schema refuses the level past it): a crafted form cannot make the reading recurse without end.
+ */
+function readSteps(body: Fields, list: string, depth: number): FormStep[] {
+  if (depth > MAX_NESTING + 1) return [];
   const steps = [];
-  for (let i = 0; `${list}[${i}].type` in body && i < 1000; i++) steps.push(readStep(body, `${list}[${i}]`));
+  for (let i = 0; `${list}[${i}].type` in body && i < 1000; i++)
+    steps.push(readStep(body, `${list}[${i}]`, depth));
   return steps;
 }
 
@@ -270,7 +276,7 @@ export function readDraft(body: Fields): Draft {
       segmentId: field(body, 'trigger.segmentId'),
       sendAt: field(body, 'trigger.sendAt'),
     },
-    steps: readSteps(body, 'steps'),
+    steps: readSteps(body, 'steps', 0),
     reentry: field(body, 'reentry') || 'never',
     goal: { eventType: field(body, 'goal.eventType'), where: field(body, 'goal.where') },
     tracking: {

@@ -262,6 +262,63 @@ describe('campaigns: the builder form', function () {
     ).to.equal('Welcome');
   });
 
+  it('answers crafted fields with the form or a 4xx, never a 500, and saves nothing', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const app = `/app/${workspaceId}`;
+    const page = await consolePage(client, `${app}/campaigns/new/form`);
+    let deep = 'steps[0]';
+    const nested: Record<string, string> = {};
+    for (let level = 0; level < 200; level++) {
+      nested[`${deep}.type`] = 'branch';
+      deep = `${deep}.then[0]`;
+    }
+    const crafted: Record<string, string>[] = [
+      { action: 'add:steps@99999999999999999999:send' },
+      { action: 'up:steps[-1]' },
+      { action: 'removePath:steps[0]@x' },
+      { action: 'add:steps@0:nothing' },
+      {
+        action: 'save',
+        'steps[0].type': 'send',
+        'steps[0].channel': 'carrier-pigeon',
+        'steps[0].ttlSeconds': '1e9',
+      },
+      {
+        action: 'save',
+        'steps[0].type': 'wait',
+        'steps[0].wait': 'forever',
+        'steps[0].durationUnit': 'centuries',
+      },
+      { action: 'save', 'steps[0].type': 'split', 'steps[0].paths[0].weight': '1e400' },
+      {
+        action: 'save',
+        'trigger.type': 'broadcast',
+        'trigger.sendAt': 'tomorrow',
+        'pacing.frequencyCap.count': '-1',
+      },
+      { action: 'save', ...nested },
+      { action: 'json', json: '[1, 2]' },
+    ];
+    for (const fields of crafted) {
+      const response = await postConsoleForm(client, `${app}/campaigns/new/form`, {
+        ...fields,
+        _csrf: page.token,
+      });
+      expect(
+        response.status,
+        `${JSON.stringify(fields).slice(0, 200)}: ${response.text.slice(0, 300)}`,
+      ).to.be.oneOf([200, 400]);
+      expectInert(response.text);
+    }
+    // Branches nested past the schema's limit are read one level past it, not 200 deep.
+    const tooDeep = await postConsoleForm(client, `${app}/campaigns/new/form`, {
+      ...nested,
+      _csrf: page.token,
+    });
+    expect(tooDeep.text.match(/\.type" value="branch"/g)).to.have.length(5);
+    expect((await client.get(`/api/workspaces/${workspaceId}/campaigns`)).body.total).to.equal(0);
+  });
+
   it('keeps hostile names inert, and offers a running campaign only its name and tracking', async () => {
     const { client, workspaceId } = await workspaceWithAdmin();
     const api = `/api/workspaces/${workspaceId}`;
