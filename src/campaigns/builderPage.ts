@@ -122,7 +122,7 @@ function sendBuilder(res: Response, view: View) {
     body: html`<div id="campaign-builder">${summary}
 <p class="muted">Build the campaign step by step; nothing is saved until you press “${campaign ? 'Save draft' : 'Create draft'}”. Experts can <a href="${to.json}">edit it as JSON</a> instead.</p>
 <form method="post" action="${to.form}" class="campaign-builder" novalidate>${csrfField(res)}
-<p class="builder-apply">${actionButton('refresh', 'Update the form')} <span class="muted">(after changing a trigger, a channel or a condition’s kind)</span></p>
+<p class="builder-apply">${actionButton('refresh', 'Update the form')} <span class="muted">(after choosing another channel: its fields)</span></p>
 ${textInput(place, { name: 'name', label: 'Name', value: draft.name, size: 40 })}
 ${triggerSection(ctx, draft.trigger)}
 <fieldset id="steps" class="builder-section"><legend>Steps</legend>${place.errors.get('steps')?.length ? html`<ul class="field-errors" id="steps-errors">${place.errors.get('steps')!.map((m) => html`<li>${m}</li>`)}</ul>` : ''}

@@ -102,9 +102,9 @@ function stepBody(ctx: Context, step: FormStep, at: string): SafeHtml {
           ['duration', 'for a time'],
           ['until', 'until a time of day'],
         ],
-      })}<div class="builder-row">${textInput(ctx, { name: `${at}.duration`, label: 'For', value: step.amount, type: 'number', size: 6 })}
+      })}<div class="builder-row when-duration">${textInput(ctx, { name: `${at}.duration`, label: 'For', value: step.amount, type: 'number', size: 6 })}
 ${selectInput(ctx, { name: `${at}.durationUnit`, label: 'Unit', value: step.unit, options: UNIT_OPTIONS })}</div>
-<div class="builder-row">${textInput(ctx, { name: `${at}.until.time`, label: 'Until', value: step.time, type: 'time' })}
+<div class="builder-row when-until">${textInput(ctx, { name: `${at}.until.time`, label: 'Until', value: step.time, type: 'time' })}
 ${textInput(ctx, {
   name: `${at}.until.timezone`,
   label: 'Time zone (optional)',
@@ -132,10 +132,10 @@ function branchBody(ctx: Context, step: Extract<FormStep, { type: 'branch' }>, a
       ['rule', 'matches a segment rule (JSON)'],
     ],
   })}
-<div class="builder-row">${textInput(ctx, { name: `${at}.if.event`, label: 'Event type', value: step.event, size: 20 })}
+<div class="builder-row when-event">${textInput(ctx, { name: `${at}.if.event`, label: 'Event type', value: step.event, size: 20 })}
 ${textInput(ctx, { name: `${at}.if.where`, label: 'Metadata conditions (JSON, optional)', value: step.where, rows: 2 })}</div>
-${selectInput(ctx, { name: `${at}.if.segment`, label: 'Segment', value: step.segment, options: segmentOptions(ctx.segments, step.segment) })}
-${textInput(ctx, { name: `${at}.if`, label: 'Segment rule (JSON)', value: step.rule, rows: 3 })}
+<div class="when-segment">${selectInput(ctx, { name: `${at}.if.segment`, label: 'Segment', value: step.segment, options: segmentOptions(ctx.segments, step.segment) })}</div>
+<div class="when-rule">${textInput(ctx, { name: `${at}.if`, label: 'Segment rule (JSON)', value: step.rule, rows: 3 })}</div>
 <div class="builder-arms"><section aria-label="Step ${stepKeyOf(at)}: if yes"><h4>If yes</h4>${stepList(ctx, step.yes, `${at}.then`)}</section>
 <section aria-label="Step ${stepKeyOf(at)}: if no"><h4>If no</h4>${stepList(ctx, step.no, `${at}.else`)}</section></div>`;
 }
@@ -166,10 +166,10 @@ ${radioGroup({
     ['broadcast', 'all members of a segment at once (broadcast)'],
   ],
 })}
-<div class="builder-row">${textInput(ctx, { name: 'trigger.eventType', label: 'Event type', value: trigger.eventType, size: 20 })}
+<div class="builder-row trigger-event">${textInput(ctx, { name: 'trigger.eventType', label: 'Event type', value: trigger.eventType, size: 20 })}
 ${textInput(ctx, { name: 'trigger.where', label: 'Event filters (metadata conditions, JSON, optional)', value: trigger.where, rows: 2 })}</div>
-<div class="builder-row">${selectInput(ctx, { name: 'trigger.segmentId', label: 'Segment (segment entry, broadcast)', value: trigger.segmentId, options: segmentOptions(ctx.segments, trigger.segmentId) })}
-${textInput(ctx, { name: 'trigger.sendAt', label: 'Broadcast send time (UTC, optional)', value: trigger.sendAt, type: 'datetime-local', hint: 'empty: on activation' })}</div>
+<div class="builder-row"><div class="trigger-segment">${selectInput(ctx, { name: 'trigger.segmentId', label: 'Segment', value: trigger.segmentId, options: segmentOptions(ctx.segments, trigger.segmentId) })}</div>
+<div class="trigger-sendat">${textInput(ctx, { name: 'trigger.sendAt', label: 'Broadcast send time (UTC, optional)', value: trigger.sendAt, type: 'datetime-local', hint: 'empty: on activation' })}</div></div>
 </fieldset>`;
 }
 

@@ -16,10 +16,17 @@ async function save(page: Page) {
 
 /** A button that changes the draft: with JavaScript, htmx swaps the builder alone (no navigation). */
 async function press(page: Page, action: string) {
+  await swapped(page, () => page.click(`button[name="action"][value="${action}"]`));
+}
+
+async function swapped(page: Page, act: () => Promise<unknown>) {
   await page.$eval('#campaign-builder', (el) => el.setAttribute('data-before', ''));
-  await page.click(`button[name="action"][value="${action}"]`);
+  await act();
   await page.waitForFunction(() => !document.querySelector('#campaign-builder[data-before]'));
 }
+
+const displayOf = (page: Page, selector: string) =>
+  page.$eval(selector, (el) => getComputedStyle(el).display);
 
 describe('campaigns: the builder in a browser', function () {
   this.timeout(120_000);
@@ -40,12 +47,27 @@ describe('campaigns: the builder in a browser', function () {
       await press(page, 'add:steps@0:send');
       // The added step's first input has the focus.
       expect(await page.evaluate(() => document.activeElement?.id)).to.equal('steps[0].channel');
+      // Another channel chosen shows its fields at once; choosing the first again, the first's.
+      const inputs = () => page.$$eval('[id^="steps[0]."]', (els) => els.map((el) => el.id));
+      const first = await inputs();
+      const channels = await page.$eval(field('steps[0].channel'), (el) =>
+        [...(el as HTMLSelectElement).options].map((option) => option.value),
+      );
+      await swapped(page, () => page.select(field('steps[0].channel'), channels[1]!));
+      expect(await inputs()).to.not.deep.equal(first);
+      await swapped(page, () => page.select(field('steps[0].channel'), channels[0]!));
+      expect(await inputs()).to.deep.equal(first);
+      // Only the chosen trigger's fields show (CSS alone).
+      expect(await displayOf(page, '.trigger-segment')).to.equal('none');
+      expect(await displayOf(page, '.trigger-event')).to.not.equal('none');
       await page.type(field('steps[0].body'), '<p>Glad you are here.</p>');
       await press(page, 'add:steps@1:branch');
       await page.type(field('steps[1].if.event'), 'purchase');
       await press(page, 'add:steps[1].then@0:exit');
       await press(page, 'add:steps@2:split');
       await press(page, 'add:steps[2].paths[0].steps@0:wait');
+      expect(await displayOf(page, '[id="steps[1]"] > .when-segment')).to.equal('none');
+      expect(await displayOf(page, '[id="steps[2].paths[0].steps[0]"] > .when-until')).to.equal('none');
       expect(await page.evaluate(() => 'sameDocument' in window)).to.equal(true);
       await expectAccessible(page);
       // A refusal (the subject left blank) is shown at its field, and the summary links to it.

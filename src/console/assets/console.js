@@ -80,6 +80,13 @@
       values: { action: button.value },
     });
   });
+  // Another channel chosen: its fields, at once.
+  document.addEventListener('change', (event) => {
+    const select = event.target;
+    if (!(select instanceof HTMLSelectElement) || !select.name.endsWith('.channel')) return;
+    if (!select.form?.classList.contains('campaign-builder')) return;
+    select.closest('.builder-row')?.querySelector('button[value="refresh"]')?.click();
+  });
   // A refusal of the JSON view (400) is a page to show, like the one without JavaScript.
   document.addEventListener('htmx:beforeSwap', (event) => {
     if (event.detail.target?.id === 'campaign-builder' && event.detail.xhr.status === 400) {
