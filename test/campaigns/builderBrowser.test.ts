@@ -4,7 +4,13 @@
 import { expect } from 'chai';
 import type { Page } from 'puppeteer-core';
 import { suiteChromium } from '../support/browser.ts';
-import { expectAccessible, isolatedPage, signInBrowser, url } from '../support/console.ts';
+import {
+  expectAccessible,
+  horizontalOverflow,
+  isolatedPage,
+  signInBrowser,
+  url,
+} from '../support/console.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 
 const field = (name: string) => `[id="${name}"]`;
@@ -69,6 +75,10 @@ describe('campaigns: the builder in a browser', function () {
       expect(await displayOf(page, '[id="steps[1]"] > .when-segment')).to.equal('none');
       expect(await displayOf(page, '[id="steps[2].paths[0].steps[0]"] > .when-until')).to.equal('none');
       expect(await page.evaluate(() => 'sameDocument' in window)).to.equal(true);
+      // Readable on a phone: three levels of steps and no horizontal scrolling at 390 px.
+      await page.setViewport({ width: 390, height: 844 });
+      expect(await horizontalOverflow(page)).to.be.at.most(0);
+      await page.setViewport({ width: 1100, height: 900 });
       await expectAccessible(page);
       // A refusal (the subject left blank) is shown at its field, and the summary links to it.
       await save(page);
