@@ -188,9 +188,13 @@ export function pacingToDraft(pacing: {
 
 export type Fields = Record<string, unknown>;
 
+/**
+ * A posted field's text. Browsers send a textarea's line breaks as CRLF: read back as LF, so that
+ * saving a campaign unchanged from the form leaves its templates as they were.
+ */
 const field = (body: Fields, name: string) => {
   const value = body[name];
-  return typeof value === 'string' ? value.replaceAll('\u0000', '') : '';
+  return typeof value === 'string' ? value.replaceAll('\u0000', '').replace(/\r\n?/g, '\n') : '';
 };
 
 const oneOf = <T extends string>(value: string, options: readonly T[], fallback: T): T =>

@@ -10,6 +10,7 @@ import {
   definitionToDraft,
   draftToDefinition,
   fieldOfPath,
+  readDraft,
   stepKeyOf,
 } from '../../src/campaigns/builderForm.ts';
 
@@ -45,6 +46,18 @@ describe('campaigns: the builder form model', () => {
     const { definition, problems } = draftToDefinition(definitionToDraft(DEFINITION));
     expect(problems).to.deep.equal([]);
     expect(definition).to.deep.equal(DEFINITION);
+  });
+
+  it('reads line breaks as the browser sends them (CRLF) as they were written', () => {
+    const draft = readDraft({
+      name: 'Lines',
+      'steps[0].type': 'send',
+      'steps[0].channel': 'email',
+      'steps[0].body': 'Hello,\r\nsee you\r\n',
+    });
+    expect(draft.steps[0]).to.deep.include({
+      fields: { subject: '', body: 'Hello,\nsee you\n', preheader: '' },
+    });
   });
 
   it('names the field a refusal is about, or the nearest step that holds it', () => {
