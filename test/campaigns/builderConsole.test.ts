@@ -226,6 +226,19 @@ describe('campaigns: the builder form', function () {
     expect(rule.status).to.equal(400);
     expect(errorsAt(rule.text, 'steps[1].if')[0]).to.contain('is not valid JSON');
     expect(errorsAt(rule.text, 'pacing')).to.deep.equal(['start and end must differ']);
+    // A refusal about a whole step (a split left with one path, posted by hand) is shown at the step.
+    const split = await step(client, page, 'add:steps@2:split');
+    const onePath = Object.fromEntries(
+      Object.entries(formFields(split.text)).filter(([name]) => !name.startsWith('steps[2].paths[1]')),
+    );
+    const refusedSplit = await postConsoleForm(client, `${app}/campaigns/new/form`, {
+      ...onePath,
+      action: 'save',
+      _csrf: page.token,
+    });
+    expect(refusedSplit.status).to.equal(400);
+    expect(errorsAt(refusedSplit.text, 'steps[2]')).to.deep.equal(['must hold at least two paths']);
+    expect(refusedSplit.text).to.contain('<a href="#steps[2]">Step 2</a>: must hold at least two paths');
     expect((await client.get(`/api/workspaces/${workspaceId}/campaigns`)).body.total).to.equal(0);
   });
 
