@@ -39,7 +39,7 @@ import {
   readPacingDraft,
   stepKeyOf,
 } from './builderForm.ts';
-import { actionButton, checkbox, type Place, textInput } from './builderInputs.ts';
+import { actionButton, checkbox, errorsAt, type Place, textInput } from './builderInputs.ts';
 import { fieldLabel } from './builderSend.ts';
 import { pacingSection, type Segments, settingsSection, stepList, triggerSection } from './builderSteps.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
@@ -125,7 +125,7 @@ function sendBuilder(res: Response, view: View) {
 <p class="builder-apply">${actionButton('refresh', 'Update the form')} <span class="muted">(after choosing another channel: its fields)</span></p>
 ${textInput(place, { name: 'name', label: 'Name', value: draft.name, size: 40 })}
 ${triggerSection(ctx, draft.trigger)}
-<fieldset id="steps" class="builder-section"><legend>Steps</legend>${place.errors.get('steps')?.length ? html`<ul class="field-errors" id="steps-errors">${place.errors.get('steps')!.map((m) => html`<li>${m}</li>`)}</ul>` : ''}
+<fieldset id="steps" class="builder-section"><legend>Steps</legend>${errorsAt(place, 'steps')}
 ${stepList(ctx, draft.steps, 'steps')}</fieldset>
 ${settingsSection(ctx, draft)}
 ${pacingSection(ctx, view.pacing)}
@@ -211,6 +211,23 @@ type PaceLimits = Pick<z.output<typeof Pacing>, 'frequencyCap' | 'quietHours'>;
 const limitsOf = ({ frequencyCap: cap, quietHours: quiet }: PaceLimits) =>
   JSON.stringify([cap?.count, cap?.per, quiet?.start, quiet?.end]);
 
+/** JSON with every object's keys sorted: the database keeps a definition's keys in its own order. */
+const canonical = (value: unknown) =>
+  JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+/** Whether saving would change nothing (no new version, no audit entry for it). */
+function sameDefinition(campaign: Campaign, next: z.output<typeof CreateCampaignBody>) {
+  const { name, trigger, steps, reentry, goal, tracking } = campaign;
+  return (
+    canonical({ name, trigger, steps, reentry, goal, tracking }) ===
+    canonical({ ...next, goal: next.goal ?? null, tracking: next.tracking ?? tracking })
+  );
+}
+
 async function saveDraft(app: AppContext, req: Request, res: Response, view: View) {
   const workspaceId = pageWorkspace(res).id;
   const { definition, problems: unread } = draftToDefinition(view.draft);
@@ -224,6 +241,10 @@ async function saveDraft(app: AppContext, req: Request, res: Response, view: Vie
     return sendBuilder(res, { ...view, problems, status: 400 });
   const pacingChanged = limitsOf(current) !== limitsOf(pacing.data);
   const { campaign } = view;
+  if (campaign && !pacingChanged && sameDefinition(campaign, parsed.data)) {
+    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+    return redirectWithFlash(req, res, path, 'Nothing changed.');
+  }
   try {
     const saved = await app.db.transaction(async (tx) => {
       const result = campaign

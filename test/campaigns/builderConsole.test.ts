@@ -133,12 +133,18 @@ describe('campaigns: the builder form', function () {
       'steps[1].if.kind': 'event',
     });
     const again = await press(client, edit, 'save');
-    const savedAgain = await followRedirect(client, again);
+    expect((await followRedirect(client, again)).text).to.contain('Nothing changed.');
+    const after = (await client.get(`${api}/campaigns/${campaign.id}`)).body;
+    expect(after.updatedAt).to.equal(campaign.updatedAt);
+    // A change is saved (and the pace, unchanged, is not written again).
+    const renamed = await press(client, edit, 'save', { name: 'Onboarding, take two' });
+    const savedAgain = await followRedirect(client, renamed);
     expect(savedAgain.text).to.contain('Draft saved.');
     expect(savedAgain.text, 'the pace unchanged').to.not.contain('quiet hours were changed');
-    const after = (await client.get(`${api}/campaigns/${campaign.id}`)).body;
-    expect(after.steps).to.deep.equal(campaign.steps);
-    expect(after.goal).to.deep.equal(campaign.goal);
+    const renamedCampaign = (await client.get(`${api}/campaigns/${campaign.id}`)).body;
+    expect(renamedCampaign.name).to.equal('Onboarding, take two');
+    expect(renamedCampaign.steps).to.deep.equal(campaign.steps);
+    expect(renamedCampaign.goal).to.deep.equal(campaign.goal);
   });
 
   it('adds, removes and moves steps with buttons alone, saving nothing until Save', async () => {
