@@ -219,7 +219,7 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
     title: campaign.name,
     section: 'campaigns',
     crumbs: [{ label: 'Campaigns', href: `${workspacePath(res)}/campaigns` }],
-    actions: html`${edit}${lifecycleButtons(base, campaign)}`,
+    actions: html`<a class="button" href="${base}/report">Report</a>${edit}${lifecycleButtons(base, campaign)}`,
     body: html`${keyValueList([
       ['Status', badge(campaign.status, STATUS_KINDS[campaign.status])],
       ['Trigger', triggerWords(campaign.trigger, names)],

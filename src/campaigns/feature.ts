@@ -5,13 +5,24 @@ import { campaignConsole } from './consolePages.ts';
 import { afterContactsChanged } from './contactEffects.ts';
 import { enrollForSegmentChanges } from './enroll.ts';
 import { campaignJobs } from './jobs.ts';
+import { reportConsole } from './reportConsole.ts';
+import { reportRoutes } from './reportRoutes.ts';
 import { campaignRoutes } from './routes.ts';
 import { registerStepQueue } from './stepQueue.ts';
 
 export const feature: Feature = {
   name: 'campaigns',
-  routes: campaignRoutes,
-  console: campaignConsole,
+  routes: [...campaignRoutes, ...reportRoutes],
+  // The campaigns section and the reports (a campaign's, and the workspace's own section).
+  console: (context) => {
+    const parts = [campaignConsole(context), reportConsole(context)];
+    return {
+      sections: parts.flatMap((part) => part.sections),
+      install: (router) => {
+        for (const part of parts) part.install(router);
+      },
+    };
+  },
   jobs: campaignJobs,
   effects: {
     contacts: { contactsChanged: afterContactsChanged },

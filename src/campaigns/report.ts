@@ -12,6 +12,7 @@ import { type Db, sql } from '../db/pool.ts';
 import { PROXY_REASON } from '../messages/index.ts';
 import { allSteps } from './flow.ts';
 import { requireCampaign } from './service.ts';
+import { compareProportions } from './significance.ts';
 
 const MESSAGE_COUNTS = [
   'queued',
@@ -51,7 +52,12 @@ const StepCounts = z.object({
   proxyOpens: z.number(),
 });
 
-const PathCount = z.object({ step_key: z.string(), path: z.number(), enrolled: z.number() });
+const PathCount = z.object({
+  step_key: z.string(),
+  path: z.number(),
+  enrolled: z.number(),
+  converted: z.number(),
+});
 
 async function enrollmentCounts(db: Db, workspaceId: string, campaignId: string) {
   return db.one(sql.type(EnrollmentCounts)`
@@ -100,7 +106,8 @@ async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
 
 async function pathCounts(db: Db, workspaceId: string, campaignId: string) {
   return db.any(sql.type(PathCount)`
-    select c.key as step_key, c.value::int as path, count(*)::int as enrolled
+    select c.key as step_key, c.value::int as path, count(*)::int as enrolled,
+      count(*) filter (where e.status = 'converted')::int as converted
     from enrollments e, jsonb_each_text(e.cohorts) c
     where e.workspace_id = ${workspaceId} and e.campaign_id = ${campaignId} and e.cohorts <> '{}'
     group by c.key, c.value
@@ -138,15 +145,50 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
       report.messages = withRate({ ...zero(), ...(counts ? pick(counts) : {}) });
     }
     if (step.type === 'split') {
-      report.paths = step.paths.map((path, index) => ({
-        path: index,
-        weight: path.weight,
-        enrolled: paths.find((row) => row.step_key === key && row.path === index)?.enrolled ?? 0,
-      }));
+      report.paths = splitPaths(
+        step.paths.map((path, index) => {
+          const row = paths.find((row) => row.step_key === key && row.path === index);
+          return {
+            path: index,
+            weight: path.weight,
+            enrolled: row?.enrolled ?? 0,
+            converted: row?.converted ?? 0,
+          };
+        }),
+      );
     }
     return report;
   });
   return { campaignId, enrollments, messages: withRate(total), steps };
+}
+
+const round = (value: number | null, digits: number) =>
+  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * Each path's conversion rate, and every path after the first compared with the first (the
+ * control): the difference in conversion rate and whether it is more than chance (significance.ts).
+ */
+function splitPaths(paths: { path: number; weight: number; enrolled: number; converted: number }[]) {
+  const [first] = paths;
+  return paths.map((path) => {
+    const conversionRate = path.enrolled === 0 ? 0 : round(path.converted / path.enrolled, 4);
+    if (path === first) return { ...path, conversionRate };
+    const test = compareProportions(
+      { converted: first.converted, total: first.enrolled },
+      { converted: path.converted, total: path.enrolled },
+    );
+    return {
+      ...path,
+      conversionRate,
+      comparedToFirst: {
+        difference: round(test.difference, 4),
+        pValue: round(test.pValue, 6),
+        significant: test.significant,
+        testable: test.testable,
+      },
+    };
+  });
 }
 
 function pick(row: MessageCounts): MessageCounts {

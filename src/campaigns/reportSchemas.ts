@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CHANNEL_NAMES, CHANNEL_REGISTRY, type CHANNEL_RENDERED } from '../channels/index.ts';
 import '../http/openapi.ts';
 import { DEFERRAL_REASONS, EXCLUSION_REASONS } from './audience.ts';
+import { MIN_EXPECTED, SIGNIFICANCE_LEVEL } from './significance.ts';
 
 const MessageCounts = z
   .object({
@@ -66,9 +67,41 @@ export const CampaignReport = z
         channel: z.enum(CHANNEL_NAMES).optional(),
         messages: MessageCounts.optional().openapi({ description: 'Send steps.' }),
         paths: z
-          .array(z.object({ path: z.number().int(), weight: z.number().int(), enrolled: z.number().int() }))
+          .array(
+            z.object({
+              path: z.number().int(),
+              weight: z.number().int(),
+              enrolled: z.number().int(),
+              converted: z
+                .number()
+                .int()
+                .openapi({ description: "Of them, enrollments that reached the campaign's goal." }),
+              conversionRate: z
+                .number()
+                .min(0)
+                .openapi({ description: 'converted / enrolled, to 4 decimals (0 when none).' }),
+              comparedToFirst: z
+                .object({
+                  difference: z.number().openapi({
+                    description: "This path's conversion rate minus the first path's, to 4 decimals.",
+                  }),
+                  pValue: z.number().min(0).max(1).nullable().openapi({
+                    description:
+                      'The two-sided p-value of a two-proportion z-test (pooled): the chance of a difference at least this large if both paths converted alike. Null when not testable.',
+                  }),
+                  significant: z.boolean().openapi({ description: `pValue below ${SIGNIFICANCE_LEVEL}.` }),
+                  testable: z.boolean().openapi({
+                    description: `False when either path has fewer than ${MIN_EXPECTED} conversions or non-conversions expected: too few for the test.`,
+                  }),
+                })
+                .optional()
+                .openapi({ description: 'Every path but the first, compared with the first (the control).' }),
+            }),
+          )
           .optional()
-          .openapi({ description: 'Split steps: each path and the enrollments that drew it.' }),
+          .openapi({
+            description: 'Split steps: each path, the enrollments that drew it and their conversions.',
+          }),
       }),
     ),
   })
