@@ -80,11 +80,16 @@ const CHARTS: { title: string; figures: (keyof Figures)[] }[] = [
 const percent = (rate: number | null) =>
   rate === null ? '—' : `${(rate * 100).toFixed(rate < 0.1 ? 2 : 1)} %`;
 
-/** The query as the period form sent it: an empty field is an absent one. */
+/**
+ * The query as the period form sent it: an empty field is an absent one, and the dates count only
+ * with "From – to" (the form always sends them; the API refuses them with another period).
+ */
 function readQuery(req: Request) {
+  const custom = req.query.period === 'custom';
   const given = Object.fromEntries(
     Object.entries(req.query).filter(
-      ([key, value]) => ['period', 'bucket', 'from', 'to'].includes(key) && value !== '',
+      ([key, value]) =>
+        value !== '' && (['period', 'bucket'].includes(key) || (custom && ['from', 'to'].includes(key))),
     ),
   );
   return ReportQuery.safeParse(given);
