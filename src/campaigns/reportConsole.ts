@@ -118,10 +118,12 @@ function periodForm(action: string, values: Record<string, unknown>): SafeHtml {
 <select id="report-bucket" name="bucket"><option value="">Automatic</option>${BUCKETS.map(
     (b) => html`<option value="${b}"${chosen('bucket', b)}>${b === 'hour' ? 'Hours' : 'Days'}</option>`,
   )}</select>
+<span class="report-dates">
 <label for="report-from">From (UTC day)</label>
 <input id="report-from" name="from" type="date" value="${text('from')}">
 <label for="report-to">To (UTC day, included)</label>
 <input id="report-to" name="to" type="date" value="${text('to')}">
+</span>
 <button type="submit">Show</button>
 </form>`;
 }

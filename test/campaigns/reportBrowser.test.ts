@@ -45,7 +45,13 @@ describe('campaigns: the report pages in a browser', function () {
       expect(await page.$eval('main', (el) => el.textContent)).to.contain('Split paths');
       await expectAccessible(page);
 
+      // The date fields show only with "From – to" (console.js; without it they are always there).
+      const datesShown = () => page.$eval('#report-from', (input) => input.checkVisibility());
+      expect(await datesShown()).to.equal(false);
+      await page.select('#report-period', 'custom');
+      expect(await datesShown()).to.equal(true);
       await page.select('#report-period', '7d');
+      expect(await datesShown()).to.equal(false);
       await page.select('#report-bucket', 'hour');
       await Promise.all([page.waitForNavigation(), page.click('form.report-period button[type="submit"]')]);
       const chosen = new URL(page.url());

@@ -99,3 +99,19 @@
     if (focus) focus.focus();
   });
 })();
+
+// ---- Reports (src/campaigns/reportConsole.ts): the period form shows its date fields only when
+// "From – to" is chosen. Without this script they are always there (and read only with it).
+(() => {
+  const enhance = () => {
+    const period = document.getElementById('report-period');
+    const dates = document.querySelector('.report-period .report-dates');
+    if (!period || !dates) return;
+    const toggle = () => {
+      dates.hidden = period.value !== 'custom';
+    };
+    period.addEventListener('change', toggle);
+    toggle();
+  };
+  document.addEventListener('DOMContentLoaded', enhance);
+})();
