@@ -144,32 +144,36 @@ export async function campaignReport(db: Db, workspaceId: string, campaignId: st
       report.channel = step.channel;
       report.messages = withRate({ ...zero(), ...(counts ? pick(counts) : {}) });
     }
-    if (step.type === 'split') {
-      report.paths = splitPaths(
-        step.paths.map((path, index) => {
-          const row = paths.find((row) => row.step_key === key && row.path === index);
-          return {
-            path: index,
-            weight: path.weight,
-            enrolled: row?.enrolled ?? 0,
-            converted: row?.converted ?? 0,
-          };
-        }),
-      );
-    }
+    if (step.type === 'split') report.paths = splitPaths(key, step.paths, paths);
     return report;
   });
   return { campaignId, enrollments, messages: withRate(total), steps };
 }
 
-const round = (value: number | null, digits: number) =>
-  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**
  * Each path's conversion rate, and every path after the first compared with the first (the
  * control): the difference in conversion rate and whether it is more than chance (significance.ts).
  */
-function splitPaths(paths: { path: number; weight: number; enrolled: number; converted: number }[]) {
+export type SplitPath = {
+  path: number;
+  weight: number;
+  enrolled: number;
+  converted: number;
+  conversionRate: number;
+  comparedToFirst?: { difference: number; pValue: number | null; significant: boolean; testable: boolean };
+};
+
+function splitPaths(
+  key: string,
+  definition: readonly { weight: number }[],
+  counted: readonly z.output<typeof PathCount>[],
+): SplitPath[] {
+  const paths = definition.map((path, index) => {
+    const row = counted.find((row) => row.step_key === key && row.path === index);
+    return { path: index, weight: path.weight, enrolled: row?.enrolled ?? 0, converted: row?.converted ?? 0 };
+  });
   const [first] = paths;
   return paths.map((path) => {
     const conversionRate = path.enrolled === 0 ? 0 : round(path.converted / path.enrolled, 4);
@@ -183,12 +187,27 @@ function splitPaths(paths: { path: number; weight: number; enrolled: number; con
       conversionRate,
       comparedToFirst: {
         difference: round(test.difference, 4),
-        pValue: round(test.pValue, 6),
+        pValue: test.pValue === null ? null : round(test.pValue, 6),
         significant: test.significant,
         testable: test.testable,
       },
     };
   });
+}
+
+/**
+ * The split steps' paths alone (as in the report), for the report pages: one statement over the
+ * campaign's enrollments, without the report's per-message counts.
+ */
+export async function campaignSplits(db: Db, workspaceId: string, campaignId: string) {
+  const campaign = await requireCampaign(db, workspaceId, campaignId);
+  const splits = allSteps(campaign.steps).flatMap(({ key, step }) =>
+    step.type === 'split' ? [{ key, paths: step.paths }] : [],
+  );
+  // Without a split step there is nothing to count (and no enrollment to read).
+  if (splits.length === 0) return [];
+  const counted = await pathCounts(db, workspaceId, campaignId);
+  return splits.map(({ key, paths }) => ({ stepKey: key, paths: splitPaths(key, paths, counted) }));
 }
 
 function pick(row: MessageCounts): MessageCounts {

@@ -24,18 +24,14 @@ import {
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
-import { campaignReport } from './report.ts';
+import { campaignSplits } from './report.ts';
 import { BUCKETS, PERIODS, ReportQuery, type ReportQueryInput } from './reportPeriod.ts';
-import type { CampaignReport } from './reportSchemas.ts';
 import { campaignPeriodReport, workspaceReport } from './reportSeries.ts';
 import { FIGURES, type Figures, type PeriodReport } from './reportSeriesSchemas.ts';
 import { requireCampaign, toCampaign } from './service.ts';
 
 type Report = z.output<typeof PeriodReport>;
-type Split = {
-  stepKey: string;
-  paths: NonNullable<z.output<typeof CampaignReport>['steps'][number]['paths']>;
-};
+type Split = Awaited<ReturnType<typeof campaignSplits>>[number];
 
 const PERIOD_LABELS: Record<(typeof PERIODS)[number], string> = {
   '24h': 'Last 24 hours',
@@ -224,10 +220,6 @@ ${splits.map((split) =>
 
 const pValueText = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4));
 
-function splitsOf(report: z.output<typeof CampaignReport>): Split[] {
-  return report.steps.flatMap((step) => (step.paths ? [{ stepKey: step.stepKey, paths: step.paths }] : []));
-}
-
 function reportBody(report: Report, exportHref: string): SafeHtml {
   const { from, to } = report.period;
   const nothing =
@@ -277,14 +269,14 @@ async function campaignReportPage(app: AppContext, req: Request, res: Response) 
   };
   const query = validQuery(req, res, page);
   if (!query) return;
-  const [report, overall] = await Promise.all([
+  const [report, splits] = await Promise.all([
     campaignPeriodReport(app.db, workspaceId, campaign.id, query),
-    campaignReport(app.db, workspaceId, campaign.id) as Promise<z.output<typeof CampaignReport>>,
+    campaignSplits(app.db, workspaceId, campaign.id),
   ]);
   sendPage(res, {
     ...page,
     body: html`${periodForm(page.action, query)}${reportBody(report, `${path}/report/export?${queryString(query)}`)}
-${splitsSection(splitsOf(overall))}`,
+${splitsSection(splits)}`,
   });
 }
 
@@ -340,11 +332,11 @@ async function campaignExport(app: AppContext, req: Request, res: Response) {
     action: `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}/report`,
   });
   if (!query) return;
-  const [report, overall] = await Promise.all([
+  const [report, splits] = await Promise.all([
     campaignPeriodReport(app.db, workspaceId, campaign.id, query),
-    campaignReport(app.db, workspaceId, campaign.id) as Promise<z.output<typeof CampaignReport>>,
+    campaignSplits(app.db, workspaceId, campaign.id),
   ]);
-  sendCsv(res, `${campaign.id}-report-${query.period}.csv`, reportRows(report, splitsOf(overall)));
+  sendCsv(res, `${campaign.id}-report-${query.period}.csv`, reportRows(report, splits));
 }
 
 async function workspaceExport(app: AppContext, req: Request, res: Response) {
