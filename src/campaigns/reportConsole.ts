@@ -224,7 +224,8 @@ function reportBody(report: Report, exportHref: string): SafeHtml {
   const { from, to } = report.period;
   const nothing =
     report.totals.sent === 0 && report.series.every((point) => FIGURES.every((f) => point[f] === 0));
-  return html`<p>${time(from)} to ${time(to)} <span class="muted">(the last ${report.period.bucket} is still filling)</span> · <a href="${exportHref}" download>Download as CSV</a></p>
+  const filling = Date.parse(to) > Date.now();
+  return html`<p>${time(from)} to ${time(to)}${filling ? html` <span class="muted">(the last ${report.period.bucket} is still filling)</span>` : ''} · <a href="${exportHref}" download>Download as CSV</a></p>
 ${nothing ? emptyState('Nothing happened in this period', 'Choose a longer period, or come back once messages have gone out.') : ''}
 <h2>Totals</h2>
 ${totalsTable(report)}

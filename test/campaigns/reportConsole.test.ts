@@ -220,7 +220,12 @@ describe('campaigns: report pages', function () {
     const page = await consolePage(member, `${app}/campaigns/${campaign.id}/report`);
     expect(page.text).to.contain('Nothing happened in this period');
     expect(page.text).to.contain('<option value="30d" selected>');
-    await consolePage(member, `${app}/reports?period=90d`);
+    expect((await consolePage(member, `${app}/reports?period=90d`)).text).to.contain(
+      '(the last day is still filling)',
+    );
+    const past = await consolePage(member, `${app}/reports?period=custom&from=2026-01-01&to=2026-01-03`);
+    expect(past.text).to.contain('<time datetime="2026-01-04T00:00:00.000Z">');
+    expect(past.text).to.not.contain('still filling');
     expect((await member.get(`${app}/reports/export`)).status).to.equal(200);
 
     const bad = await consolePage(member, `${app}/reports?period=custom&from=2026-02-30&to=2026-01-01`, 400);
