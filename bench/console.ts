@@ -32,7 +32,7 @@ import { getScoringSettings, listRulePage } from '../src/scoring/service.ts';
 import { refreshSegments } from '../src/segments/jobs.ts';
 import { listMembersAfter } from '../src/segments/queries.ts';
 import { getSegment, listSegmentPage } from '../src/segments/service.ts';
-import { segmentActivity, segmentStatistics } from '../src/segments/stats.ts';
+import { segmentActivity, statisticsOf } from '../src/segments/stats.ts';
 import { listMembers } from '../src/workspaces/queries.ts';
 import { runLoad } from './load.ts';
 import { type BenchSegment, insertSegments, seed } from './segmentsSeed.ts';
@@ -143,7 +143,7 @@ const PAGES: Page[] = [
     bare: async (context, f, path) => {
       const segment = await getSegment(context.db, f.workspaceId, path.split('/')[2]);
       return Promise.all([
-        segmentStatistics(context.db, f.workspaceId, segment.id),
+        statisticsOf(context.db, f.workspaceId, segment),
         listMembersAfter(context.db, f.workspaceId, segment.id, null, 51),
       ]);
     },

@@ -25,7 +25,7 @@ import type { AppContext } from '../core/context.ts';
 import { ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { describeRule, UNIT_ISO, WINDOW_UNITS, type WindowUnit, windowOf } from '../segments/index.ts';
-import { type Bucket, scoreDistribution } from './distribution.ts';
+import { type Bucket, LIVE_COUNT_LIMIT, SNAPSHOT_MAX_AGE_MS, scoreDistribution } from './distribution.ts';
 import { CreateScoringRuleBody, ScoringSettingsBody, UpdateScoringRuleBody } from './schemas.ts';
 import {
   createScoringRule,
@@ -157,6 +157,13 @@ function decayForm(
 ${settings.decay ? postForm(res, { action: `${base}/scoring/decay`, label: 'Turn decay off', fields: { off: 'true' }, back: `${base}/scoring` }) : ''}`;
 }
 
+/** When the figures were counted: a large workspace's are a background count of a few minutes ago. */
+function countedWords(distribution: { countedAt: string; total: number }): SafeHtml {
+  if (distribution.total <= LIVE_COUNT_LIMIT) return html`Counted ${time(distribution.countedAt)}.`;
+  const minutes = SNAPSHOT_MAX_AGE_MS / 60_000;
+  return html`Counted ${time(distribution.countedAt)}; a workspace of more than ${formatNumber(LIVE_COUNT_LIMIT)} contacts is counted again every ${minutes} minutes while this page is read.`;
+}
+
 async function scoringPage(app: AppContext, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const base = workspacePath(res);
@@ -169,7 +176,7 @@ async function scoringPage(app: AppContext, res: Response) {
     title: 'Lead scoring',
     section: 'scoring',
     body: html`<h2>Score distribution</h2>
-<p>${formatNumber(distribution.total)} contacts; ${formatNumber(distribution.zero)} with a score of 0.</p>
+<p>${formatNumber(distribution.total)} contacts; ${formatNumber(distribution.zero)} with a score of 0. ${countedWords(distribution)}</p>
 ${histogram(distribution.buckets, distribution.total)}
 <h2>Rules</h2>
 ${rulesTable(res, base, rules.data)}

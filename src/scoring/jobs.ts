@@ -3,6 +3,7 @@
 import type { AppContext } from '../core/context.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { runDecay } from './decay.ts';
+import { recountStaleDistributions } from './distribution.ts';
 
 export const DECAY_QUEUE = 'scoring.decay';
 
@@ -16,6 +17,19 @@ export const decayJob: JobDefinition<Record<string, never>> = {
   },
 };
 
+export const DISTRIBUTIONS_QUEUE = 'scoring.distributions';
+
+/** Large workspaces' score distributions, counted again while someone reads them (distribution.ts). */
+export const distributionsJob: JobDefinition<Record<string, never>> = {
+  name: DISTRIBUTIONS_QUEUE,
+  queue: { retryLimit: 0, expireInSeconds: 3_600 },
+  schedule: { cron: '* * * * *' },
+  handler: async (context: AppContext) => {
+    const recounted = await recountStaleDistributions(context.db);
+    if (recounted) context.log.info({ workspaces: recounted }, 'score distributions recounted');
+  },
+};
+
 export function scoringJobs() {
-  return [decayJob];
+  return [decayJob, distributionsJob];
 }

@@ -183,3 +183,48 @@ export async function countScores(db: Db, workspaceId: string) {
     where workspace_id = ${workspaceId} group by lead_score
   `);
 }
+
+const ScoreCount = z.object({ score: z.number().int(), count: z.number().int() });
+const Snapshot = z.object({
+  counts: z.array(ScoreCount),
+  total: z.number().int(),
+  counted_at: z.string(),
+});
+
+/** The workspace's stored distribution (sql/0056), noting that someone read it (at most once a minute). */
+export async function readScoreSnapshot(db: Db, workspaceId: string) {
+  return db.maybeOne(sql.type(Snapshot)`
+    with seen as (
+      update score_distributions set read_at = now()
+      where workspace_id = ${workspaceId} and read_at < now() - interval '1 minute'
+    )
+    select counts, total, counted_at from score_distributions where workspace_id = ${workspaceId}
+  `);
+}
+
+/** Stores the counts taken at `countedAt` (by default the transaction's start, when they were counted in it). */
+export async function saveScoreSnapshot(
+  db: Db,
+  workspaceId: string,
+  counts: readonly { score: number; count: number }[],
+  countedAt?: string,
+) {
+  const total = counts.reduce((sum, row) => sum + row.count, 0);
+  return db.one(sql.type(z.object({ counted_at: z.string() }))`
+    insert into score_distributions (workspace_id, counts, total, counted_at)
+    values (${workspaceId}, ${JSON.stringify(counts)}::jsonb, ${total}, coalesce(${countedAt ?? null}::timestamptz, now()))
+    on conflict (workspace_id) do update set counts = excluded.counts, total = excluded.total,
+      counted_at = excluded.counted_at
+    returning counted_at
+  `);
+}
+
+/** Stored distributions counted longer than `maxAgeMs` ago and read in the last day. */
+export async function findStaleScoreSnapshots(db: Db, maxAgeMs: number) {
+  return db.anyFirst(sql.type(z.object({ workspace_id: z.string() }))`
+    select workspace_id from score_distributions
+    where counted_at < now() - make_interval(secs => ${maxAgeMs / 1000})
+      and read_at > now() - interval '1 day'
+    order by counted_at
+  `);
+}

@@ -109,6 +109,11 @@ export const ScoringSettingsSchema = z
 
 export const ScoreDistributionSchema = z
   .object({
+    countedAt: Timestamp.openapi({
+      description:
+        'When the contacts were counted: now for a workspace of up to 100,000 contacts; for a larger one ' +
+        'the last count, taken again in the background every 5 minutes while the distribution is read.',
+    }),
     total: z.number().int().openapi({ description: 'Contacts in the workspace.' }),
     zero: z
       .number()

@@ -46,7 +46,7 @@ import { listMembersAfter } from './queries.ts';
 import { SegmentRules } from './ruleSchemas.ts';
 import { CreateSegmentBody } from './schemas.ts';
 import { createSegment, deleteSegment, getSegment, listSegmentPage, updateSegment } from './service.ts';
-import { type DayActivity, segmentActivity, segmentStatistics } from './stats.ts';
+import { type DayActivity, segmentActivity, statisticsOf } from './stats.ts';
 
 const MEMBERS_PAGE = 50;
 /** A workspace holds at most SEGMENTS_PER_WORKSPACE segments (100 by default): one page shows them. */
@@ -223,7 +223,7 @@ async function livePreview(app: AppContext, req: Request, res: Response) {
   res.type('html').send(renderPreview(state, workspacePath(res)).toString());
 }
 
-function refreshWords(stats: Awaited<ReturnType<typeof segmentStatistics>>): SafeHtml {
+function refreshWords(stats: Awaited<ReturnType<typeof statisticsOf>>): SafeHtml {
   const { refresh } = stats;
   if (refresh.status === 'computing')
     return html`${statusBadge('computing')} Members are being computed after a change of the rules; the count grows as pages finish.`;
@@ -242,9 +242,11 @@ async function segmentPage(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const base = workspacePath(res);
   const segment = await getSegment(app.db, workspaceId, String(req.params.segmentId));
-  const stats = await segmentStatistics(app.db, workspaceId, segment.id);
   const after = readCursor(req.query.after, z.tuple([z.string(), z.string()]));
-  const rows = await listMembersAfter(app.db, workspaceId, segment.id, after, MEMBERS_PAGE + 1);
+  const [stats, rows] = await Promise.all([
+    statisticsOf(app.db, workspaceId, segment),
+    listMembersAfter(app.db, workspaceId, segment.id, after, MEMBERS_PAGE + 1),
+  ]);
   const { shown, next } = pageOf(rows, MEMBERS_PAGE, (row) => [row.position, row.id]);
   const path = `${base}/segments/${encodeURIComponent(segment.id)}`;
   const members = shown.length

@@ -5,7 +5,7 @@
 import { lastUtcDays } from '../core/days.ts';
 import type { Db } from '../db/pool.ts';
 import { describeRule } from './describe.ts';
-import { findDailyChanges, findRefreshState } from './queries.ts';
+import { findDailyChanges, findRefreshState, type SegmentRow } from './queries.ts';
 import { getSegment } from './service.ts';
 
 export const ACTIVITY_DAYS = 30;
@@ -34,7 +34,14 @@ export async function segmentActivity(
 }
 
 export async function segmentStatistics(db: Db, workspaceId: string, segmentId: string) {
-  const segment = await getSegment(db, workspaceId, segmentId);
+  return statisticsOf(db, workspaceId, await getSegment(db, workspaceId, segmentId));
+}
+
+/**
+ * The statistics of a segment already found: its page has it, and finding it again counted its
+ * members a second time (185 ms for half a million members, the segment page's largest cost).
+ */
+export async function statisticsOf(db: Db, workspaceId: string, segment: SegmentRow) {
   const [activity, refresh] = await Promise.all([
     segmentActivity(db, workspaceId, [segment.id]),
     findRefreshState(db, workspaceId, segment.id),

@@ -1,7 +1,7 @@
 // The console's contact list at a million contacts (bench:console measures it): a whole email is
 // looked up by the trigrams of its part up to the @, not by those of the domain nearly every
 // contact shares; a segment filter alone is counted on the members' own index; a contact is found
-// by its id on the key.
+// by its id on the key; a score range is counted on the score index (sql/0056).
 import { expect } from 'chai';
 import { z } from 'zod';
 import { findContactQuery } from '../../src/contacts/queries.ts';
@@ -91,6 +91,45 @@ describe('contact list plans (console)', () => {
       // Not a filter evaluated for every contact of the workspace (a scan of it).
       expect(text).to.match(/Index (Only )?Scan using contacts_pkey[\s\S]*Index Cond: .*\(id = /);
       expect(text).to.not.match(/Filter: \(id = /);
+    });
+  });
+
+  it('counts a score range without 0 on the non-zero scores’ index, not by reading every contact', async () => {
+    const { workspaceId } = await workspaceWithAdmin();
+    await inRolledBack(async (tx) => {
+      await contacts(tx, workspaceId);
+      await tx.query(sql.unsafe`update contacts set lead_score = (split_part(id, '_ct_', 2)::int * 7919) % 101
+        where workspace_id = ${workspaceId}`);
+      await tx.query(sql.unsafe`analyze contacts, contact_scores`);
+      const range = { scoreMin: 50, scoreMax: 50 };
+      const text = await explain(tx, contactCountQuery(workspaceId, range, 'newest'));
+      expect(text).to.match(/(Index (Only )?Scan using|Bitmap Index Scan on) contact_scores_score_idx/);
+      expect(text).to.not.match(/ on contacts /);
+      const exact = (where: ReturnType<typeof sql.fragment>) =>
+        tx.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from contacts
+          where workspace_id = ${workspaceId} and ${where}`);
+      expect(await countContactsCapped(tx, workspaceId, range, 'newest')).to.equal(
+        await exact(sql.fragment`lead_score = 50`),
+      );
+      // A score back to 0 leaves the range; a range with 0 counts the unscored contacts too.
+      await tx.query(
+        sql.unsafe`update contacts set lead_score = 0 where workspace_id = ${workspaceId} and lead_score = 50`,
+      );
+      expect(await countContactsCapped(tx, workspaceId, range, 'newest')).to.equal(0);
+      expect(await countContactsCapped(tx, workspaceId, { scoreMax: 0 }, 'newest')).to.equal(
+        await exact(sql.fragment`lead_score <= 0`),
+      );
+      const rows = await searchContacts(
+        tx,
+        workspaceId,
+        { scoreMin: 90, q: 'name 1' },
+        { sort: 'newest', after: null, limit: 500 },
+      );
+      expect(rows.length).to.be.above(0);
+      expect(rows.every((row) => row.lead_score >= 90 && row.first_name?.startsWith('Name 1'))).to.equal(
+        true,
+      );
+      expect(rows.length).to.equal(await exact(sql.fragment`lead_score >= 90 and first_name like 'Name 1%'`));
     });
   });
 });

@@ -1,10 +1,12 @@
 // The score distribution: a histogram of the workspace's lead scores, every bucket from the lowest
 // score to the highest, only this workspace's contacts.
 import { expect } from 'chai';
+import { recountStaleDistributions, scoreDistribution } from '../../src/scoring/distribution.ts';
 import { createContact, workspace } from '../events/support.ts';
 import { setLeadScore } from '../segments/helpers.ts';
 import { expectDocumented } from '../support/documented.ts';
 import { expectProblem } from '../support/factories.ts';
+import { ISO_MS, sql, testDb } from '../support/helpers.ts';
 
 const PATH = '/api/workspaces/{workspaceId}/scoring/distribution';
 
@@ -14,7 +16,10 @@ describe('scoring: distribution', () => {
     const response = await ctx.admin.get(`${ctx.base}/scoring/distribution`);
     expect(response.status, response.text).to.equal(200);
     await expectDocumented('get', PATH, response);
-    expect(response.body).to.deep.equal({ total: 0, zero: 0, min: null, max: null, buckets: [] });
+    const { countedAt, ...figures } = response.body;
+    expect(figures).to.deep.equal({ total: 0, zero: 0, min: null, max: null, buckets: [] });
+    expect(countedAt).to.match(ISO_MS);
+    expect(Date.now() - Date.parse(countedAt)).to.be.below(60_000);
   });
 
   it('buckets the scores in round widths, the empty buckets between included', async () => {
@@ -54,5 +59,39 @@ describe('scoring: distribution', () => {
     expect(
       (await (await ctx.withScopes(['segments:read'])).get(`${ctx.base}/scoring/distribution`)).status,
     ).to.equal(200);
+  });
+
+  it('counts a workspace of up to the limit live at every request', async () => {
+    const ctx = await workspace({ listening: false });
+    const contact = await createContact(ctx.admin, ctx.base, { email: 'live@d.test' });
+    await setLeadScore(contact.id, 5);
+    expect((await scoreDistribution(testDb(), ctx.workspaceId, 1)).max).to.equal(5);
+    await setLeadScore(contact.id, 9);
+    expect((await scoreDistribution(testDb(), ctx.workspaceId, 1)).max).to.equal(9);
+  });
+
+  it('serves a larger workspace its stored count with the time taken, recounted when stale', async () => {
+    const ctx = await workspace({ listening: false });
+    for (const [n, score] of [3, 3, 4].entries()) {
+      const contact = await createContact(ctx.admin, ctx.base, { email: `big${n}@d.test` });
+      await setLeadScore(contact.id, score);
+    }
+    const first = await scoreDistribution(testDb(), ctx.workspaceId, 2);
+    expect(first).to.include({ total: 3, min: 3, max: 4 });
+    const late = await createContact(ctx.admin, ctx.base, { email: 'late@d.test' });
+    await setLeadScore(late.id, 50);
+    // Served the count taken before the change, and when it was taken.
+    const served = await scoreDistribution(testDb(), ctx.workspaceId, 2);
+    expect(served).to.deep.equal(first);
+    // The job takes again only counts older than its age.
+    await recountStaleDistributions(testDb(), 60_000);
+    expect(await scoreDistribution(testDb(), ctx.workspaceId, 2)).to.deep.equal(first);
+    await testDb().query(sql.typeAlias('void')`
+      update score_distributions set counted_at = counted_at - interval '2 minutes'
+      where workspace_id = ${ctx.workspaceId}`);
+    await recountStaleDistributions(testDb(), 60_000);
+    const recounted = await scoreDistribution(testDb(), ctx.workspaceId, 2);
+    expect(recounted).to.include({ total: 4, max: 50 });
+    expect(Date.parse(recounted.countedAt)).to.be.above(Date.parse(first.countedAt));
   });
 });
