@@ -16,7 +16,7 @@ const STATEMENT_ROWS = 1_000_000;
 type Definition = { name: string; definition: string; kind: 'index' | 'constraint' };
 
 /** The table's primary and foreign keys and its other indexes, as statements that make them again. */
-async function indexesAndKeys(client: pg.Client, table: string): Promise<Definition[]> {
+export async function indexesAndKeys(client: pg.Client, table: string): Promise<Definition[]> {
   const { rows } = await client.query<Definition>(
     `select conname as name, format('alter table %I add constraint %I %s', $1::text, conname,
               pg_get_constraintdef(oid)) as definition, 'constraint' as kind
@@ -33,7 +33,7 @@ async function indexesAndKeys(client: pg.Client, table: string): Promise<Definit
   return rows.sort((a, b) => order(a) - order(b));
 }
 
-async function dropAll(client: pg.Client, table: string, definitions: Definition[]) {
+export async function dropAll(client: pg.Client, table: string, definitions: Definition[]) {
   for (const { name, kind } of [...definitions].reverse()) {
     await client.query(
       kind === 'index'

@@ -150,12 +150,21 @@ export async function listMessagesAfter(
   filter: MessageFilter,
   page: { afterId: string | null; limit: number },
 ) {
+  return db.any(messagesAfterQuery(workspaceId, filter, page));
+}
+
+/** listMessagesAfter's statement (plan tests explain it). */
+export function messagesAfterQuery(
+  workspaceId: string,
+  filter: MessageFilter,
+  page: { afterId: string | null; limit: number },
+) {
   const conditions = filterConditions(workspaceId, filter);
   if (page.afterId)
     conditions.push(sql.fragment`(created_at, id) < (
       select created_at, id from messages where workspace_id = ${workspaceId} and id = ${page.afterId})`);
-  return db.any(sql.type(MessageRow)`
+  return sql.type(MessageRow)`
     select ${columns} from messages where ${sql.join(conditions, sql.fragment` and `)}
     order by created_at desc, id desc limit ${page.limit}
-  `);
+  `;
 }
