@@ -23,9 +23,16 @@ export type SegmentRow = z.infer<typeof SegmentRow>;
 const RulesRow = z.object({ id: z.string(), rules: z.custom<Rule>() });
 export type SegmentRules = z.infer<typeof RulesRow>;
 
+/**
+ * The members now: the sum of the counts the memberships' triggers keep (sql/0057), exact in the
+ * reader's snapshot, instead of counting them (157-185 ms for half a million members).
+ */
+const memberCount = sql.fragment`(select coalesce(sum(k.members), 0)::int from segment_member_counts k
+  where k.workspace_id = s.workspace_id and k.segment_id = s.id)`;
+
 const columns = sql.fragment`s.id, s.workspace_id, s.name, s.description, s.rules, s.status, s.computed_at,
   s.created_at, s.updated_at,
-  (select count(*)::int from segment_memberships m where m.workspace_id = s.workspace_id and m.segment_id = s.id) as count`;
+  ${memberCount} as count`;
 
 export async function listSegments(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
   return db.any(sql.type(SegmentRow.extend({ total: z.number().int() }))`
