@@ -759,6 +759,13 @@ export const VARIABLES = {
       "Threads that check an NDJSON file's rows during `switchboard import`, the main one included (1–64; each other one loads the row schemas, ~45 MB)",
     unset: 'one a core, at most 4',
   }),
+  IMPORT_UPLOAD_MAX_BYTES: variable(wholeNumber(1_024, 10_737_418_240, ' of bytes'), {
+    default: String(100 * 1024 * 1024),
+    group: 'Import',
+    audience: 'common',
+    description:
+      'The largest file the console takes for an import (bytes, 1 KiB–10 GiB); larger files go through `switchboard import`',
+  }),
   // --- Tracking
   TRACKING_MIN_MS_AFTER_SEND: variable(milliseconds(0, 3_600_000), {
     default: '5000',
@@ -842,6 +849,13 @@ export const VARIABLES = {
     audience: 'common',
     description:
       "How long the audit log's entries (configuration changes: who, what, when, from where) are kept",
+  }),
+  RETENTION_IMPORTS_MS: variable(milliseconds(DAY, 3_650 * DAY), {
+    default: String(30 * DAY),
+    group: 'Retention',
+    audience: 'common',
+    description:
+      "How long the console's finished imports are kept, with their refused rows (an uploaded file itself goes when its import ends, or a day after upload if never started)",
   }),
   RETENTION_CRON: variable(cronExpression, {
     default: '*/15 * * * *',

@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   feedbackEndpoint: 'fbe',
   feedbackReceipt: 'fbr',
   auditEntry: 'aud',
+  import: 'imp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

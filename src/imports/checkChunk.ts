@@ -15,10 +15,10 @@ export type Rejected = { line: number; reason: string; record?: unknown };
 /** The chunk's rows in COPY text, how many there were (blank lines aside) and those refused. */
 export type CheckedChunk = { id: number; copy: string; rows: number; rejected: Rejected[] };
 
-type LineCheck = { checked: Checked; value?: Record<string, unknown> };
+export type LineCheck = { checked: Checked; value?: Record<string, unknown> };
 
 /** One line: refused as the API refuses a body (before it is parsed), read, then checked; null if blank. */
-function checkLine(setup: CheckSetup, ids: RowIds, line: number, bytes: Buffer): LineCheck | null {
+export function checkLine(setup: CheckSetup, ids: RowIds, line: number, bytes: Buffer): LineCheck | null {
   const breach = rowBreach(bytes, setup.limits);
   if (breach) return { checked: { reason: breach } };
   const read = ndjsonValue(bytes.toString('utf8'));

@@ -2,5 +2,14 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { installImportCommands } from './commands.ts';
+import { consoleImportJob } from './consoleJob.ts';
+import { importConsole } from './consolePages.ts';
+import { importRetention } from './retention.ts';
 
-export const feature: Feature = { name: 'imports', commands: installImportCommands };
+export const feature: Feature = {
+  name: 'imports',
+  commands: installImportCommands,
+  console: importConsole,
+  jobs: () => [consoleImportJob],
+  retention: importRetention,
+};

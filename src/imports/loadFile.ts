@@ -5,6 +5,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { type IdSeed, idSeed, type RowIds, rowIds } from './bulkIds.ts';
 import type { Rejected } from './checkChunk.ts';
 import { checkedChunks } from './checkThreads.ts';
+import type { CsvMapping } from './mapping.ts';
 import type { Progress } from './progress.ts';
 import { csvRecords, type Format } from './read.ts';
 import type { JsonLimits } from './rowLimits.ts';
@@ -25,6 +26,8 @@ export type ImportOptions = {
   checkers?: number;
   /** The API's limits of a JSON body (JSON_MAX_*), each row held to them. */
   limits: JsonLimits;
+  /** Where each CSV column goes (the console's choice); without it, the columns' names say. */
+  csvMapping?: CsvMapping;
 };
 
 /** Bad rows listed in the error of a refused import (the count covers all of them). */
@@ -91,7 +94,10 @@ async function loadCsv(
   for await (const record of csvRecords(options.file, options.progress.counter)) {
     loaded.rows++;
     options.progress.rows(1);
-    const read = 'error' in record ? { reason: record.error } : csvRecord(options.kind, record.value);
+    const read =
+      'error' in record
+        ? { reason: record.error }
+        : csvRecord(options.kind, record.value, options.csvMapping);
     const checked =
       'value' in read ? checkCsvRecord(options.kind, record.line, read.value, ids, options.limits) : read;
     if ('copy' in checked) await staging.write(checked.copy);

@@ -4,7 +4,7 @@
 // progress bar.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 
 export type Format = 'csv' | 'ndjson';
@@ -75,8 +75,11 @@ export function ndjsonValue(text: string): { value: Record<string, unknown> } | 
   return { value: value as Record<string, unknown> };
 }
 
-/** The records of a CSV file, and those that could not be read, in file order. */
-export async function* csvRecords(file: string, progress: { bytes: number }): AsyncGenerator<FileRecord> {
+/** The records of a CSV file (or stream: the console's preview of its first bytes), and those that could not be read, in file order. */
+export async function* csvRecords(
+  file: string | Readable,
+  progress: { bytes: number },
+): AsyncGenerator<FileRecord> {
   const errors: FileRecord[] = [];
   const parser = parse({
     columns: (header: string[]) => header.map((name) => name.trim()),
@@ -90,7 +93,8 @@ export async function* csvRecords(file: string, progress: { bytes: number }): As
   parser.on('skip', (error: Error & { lines?: number }) => {
     errors.push({ line: error.lines ?? 0, error: error.message.replace(/^Invalid Record Length: /, '') });
   });
-  createReadStream(file).pipe(byteCounter(progress)).pipe(parser);
+  const source = typeof file === 'string' ? createReadStream(file) : file;
+  source.pipe(byteCounter(progress)).pipe(parser);
   for await (const { record, info } of parser as AsyncIterable<{
     record: Record<string, string>;
     info: { lines: number };

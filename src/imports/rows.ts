@@ -5,6 +5,7 @@ import { AnonymousId, Email, JsonObject, Name, Phone } from '../contacts/index.t
 import { IngestEventBody } from '../events/index.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import type { RowIds } from './bulkIds.ts';
+import { type CsvMapping, mappedRecord } from './mapping.ts';
 import { type JsonLimits, recordBreach } from './rowLimits.ts';
 
 export type Checked = { copy: string } | { reason: string };
@@ -180,8 +181,12 @@ export function checkEvent(lineNumber: number, record: Record<string, unknown>, 
 
 export type ImportKind = 'contacts' | 'events';
 
-/** A CSV row as the record the API would take (a contacts row made one by csvContact), or why it is none. */
-export function csvRecord(kind: ImportKind, row: Record<string, unknown>): CsvRead {
+/**
+ * A CSV row as the record the API would take, or why it is none: by the console's `mapping` when
+ * given, else by the columns' names (a contacts row made one by csvContact, an events row as is).
+ */
+export function csvRecord(kind: ImportKind, row: Record<string, unknown>, mapping?: CsvMapping): CsvRead {
+  if (mapping) return mappedRecord(kind, row, mapping);
   return kind === 'contacts' ? csvContact(row) : { value: row };
 }
 
