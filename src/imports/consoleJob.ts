@@ -3,6 +3,7 @@
 // one transaction), with the valid rows imported and the refused ones kept with their line,
 // reason and text. Progress goes to the import's row as it runs (the page polls it); the file's
 // chunks are deleted when the import ends, whatever the outcome.
+import { AsyncResource } from 'node:async_hooks';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
+import { createDatabasePool } from '../db/pool.ts';
 import { jsonLimitsOf } from '../http/jsonLimits.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { importFile } from './importFile.ts';
@@ -30,6 +32,8 @@ export const IMPORT_QUEUE = 'imports.console';
 const Payload = z.object({ workspaceId: z.string(), importId: z.string() });
 export type ImportJob = z.infer<typeof Payload>;
 
+/** Connections of an import's own pool, as many as the CLI's (src/cli/context.ts). */
+const IMPORT_POOL_SIZE = 4;
 /** The progress written at most this often (and at each phase). */
 const REPORT_MS = 500;
 
@@ -55,15 +59,21 @@ async function writeUpload(app: AppContext, row: ImportRow, workspaceId: string,
 function progressReport(app: AppContext, workspaceId: string, importId: string) {
   const counter = { bytes: 0 };
   let rows = 0;
+  let refused = 0;
   let phase = 'reading the file';
   let written = 0;
   let writing = Promise.resolve();
+  // Phases are reported from inside the merge's transaction, where slonik refuses a query of any
+  // other connection: the write runs in the async context of this function's caller instead.
+  const write = AsyncResource.bind((snapshot: Parameters<typeof reportProgress>[3]) =>
+    reportProgress(app.db, workspaceId, importId, snapshot),
+  );
   const report = (now = false) => {
     if (!now && Date.now() - written < REPORT_MS) return;
     written = Date.now();
-    const snapshot = { phase, bytesRead: counter.bytes, rowsRead: rows };
+    const snapshot = { phase, bytesRead: counter.bytes, rowsRead: rows, refused };
     writing = writing
-      .then(() => reportProgress(app.db, workspaceId, importId, snapshot))
+      .then(() => write(snapshot))
       .catch((error: unknown) => app.log.warn({ err: error, importId }, 'import: progress not written'));
   };
   const progress: Progress = {
@@ -77,6 +87,10 @@ function progressReport(app: AppContext, workspaceId: string, importId: string) 
       report(true);
     },
     done: () => {},
+    refused: () => {
+      refused++;
+      report();
+    },
   };
   return { progress, rowsRead: () => rows, settled: () => writing };
 }
@@ -98,21 +112,28 @@ async function runImport(app: AppContext, row: ImportRow, workspaceId: string, d
   await writeUpload(app, row, workspaceId, file);
   const report = progressReport(app, workspaceId, row.id);
   let summary: Awaited<ReturnType<typeof importFile>>;
+  // A pool of its own, as the CLI's: the merge's statements run as long as they need (it lifts
+  // statement_timeout), which the worker's pool would cut at DATABASE_QUERY_TIMEOUT_MS, and the
+  // import holds its connections without taking the workspace's share of the shared pool.
+  const pool = await createDatabasePool(app.databaseUrl, { maxPoolSize: IMPORT_POOL_SIZE });
   try {
-    summary = await importFile(app, {
-      kind: row.kind,
-      file,
-      format: row.format,
-      workspaceId,
-      dryRun: false,
-      skipInvalid: true,
-      rejects: rejectsPath,
-      triggerCampaigns: row.trigger_campaigns,
-      progress: report.progress,
-      checkers: app.config.IMPORT_CHECKERS,
-      limits: jsonLimitsOf(app.config),
-      csvMapping: mappingOf(row),
-    });
+    summary = await importFile(
+      { db: pool, config: app.config, databaseUrl: app.databaseUrl },
+      {
+        kind: row.kind,
+        file,
+        format: row.format,
+        workspaceId,
+        dryRun: false,
+        skipInvalid: true,
+        rejects: rejectsPath,
+        triggerCampaigns: row.trigger_campaigns,
+        progress: report.progress,
+        checkers: app.config.IMPORT_CHECKERS,
+        limits: jsonLimitsOf(app.config),
+        csvMapping: mappingOf(row),
+      },
+    );
   } catch (error) {
     await report.settled();
     if (!(error instanceof ImportRefused)) app.log.error({ err: error, importId: row.id }, 'import failed');
@@ -125,6 +146,8 @@ async function runImport(app: AppContext, row: ImportRow, workspaceId: string, d
       error: error instanceof ImportRefused ? error.message : FAILED,
     });
     return;
+  } finally {
+    await pool.end();
   }
   await report.settled();
   // Committed: from here on the import is finished, even if its refused rows cannot all be kept.

@@ -286,8 +286,8 @@ function progressSection(res: Response, row: ImportRow): SafeHtml {
 <p><label for="import-share">File read</label> <progress id="import-share" max="100" value="${share}">${share}%</progress> ${share}%</p>
 ${keyValueList([
   ['Rows read', formatNumber(row.rows_read)],
-  ['Imported', 'when it ends (it commits all at once)'],
-  ['Refused', 'when it ends'],
+  ['Refused so far', formatNumber(row.refused)],
+  ['Imported', 'counted when it ends: it commits all at once'],
 ])}
 <p><a href="${path}">Refresh</a></p>
 </section>`;

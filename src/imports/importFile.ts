@@ -33,7 +33,7 @@ export async function importFile(context: CliContext, options: ImportOptions) {
   const columns = options.kind === 'contacts' ? CONTACT_COLUMNS : EVENT_COLUMNS;
   const extra = options.kind === 'contacts' ? [] : ['contact_id text'];
   const staging = await createStaging(context.databaseUrl, [...columns, ...extra], columns.length);
-  const rejects = new Rejects(options.rejects);
+  const rejects = new Rejects(options.rejects, options.progress.refused);
   try {
     clock.lap('start');
     const loaded = await load(options, staging, rejects);

@@ -40,12 +40,15 @@ export class Rejects {
   count = 0;
   private stream: WriteStream | null = null;
   private readonly path: string;
-  constructor(path: string) {
+  private readonly added?: () => void;
+  constructor(path: string, added?: () => void) {
     this.path = path;
+    this.added = added;
   }
 
   async add(reject: { line: number; reason: string; record?: unknown }) {
     this.count++;
+    this.added?.();
     this.stream ??= createWriteStream(this.path);
     if (!this.stream.write(`${JSON.stringify(reject)}\n`))
       await new Promise<void>((resolve) => this.stream!.once('drain', () => resolve()));

@@ -17,6 +17,8 @@ export type Progress = {
   rows: (count: number) => void;
   phase: (text: string) => void;
   done: () => void;
+  /** Counts a row refused into the rejects file (the console shows it as the import runs). */
+  refused?: () => void;
 };
 
 export function progressBar(totalBytes: number, enabled = process.stderr.isTTY === true): Progress {

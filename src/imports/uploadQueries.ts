@@ -144,10 +144,11 @@ export async function reportProgress(
   db: Db,
   workspaceId: string,
   importId: string,
-  progress: { phase: string; bytesRead: number; rowsRead: number },
+  progress: { phase: string; bytesRead: number; rowsRead: number; refused: number },
 ) {
   await db.query(sql.type(VoidRow)`
-    update imports set phase = ${progress.phase}, bytes_read = ${progress.bytesRead}, rows_read = ${progress.rowsRead}
+    update imports set phase = ${progress.phase}, bytes_read = ${progress.bytesRead}, rows_read = ${progress.rowsRead},
+      refused = ${progress.refused}
     where workspace_id = ${workspaceId} and id = ${importId} and status = 'running'
   `);
 }

@@ -4,6 +4,7 @@
 // rejects file; an NDJSON file of events with its keys and polled progress; the size limit, CSRF,
 // roles (ADMIN only), other workspaces' imports as 404, and hostile column names and values inert.
 import { expect } from 'chai';
+import pg from 'pg';
 import { z } from 'zod';
 import { sql } from '../../src/db/pool.ts';
 import { pruneBatch } from '../../src/db/retention.ts';
@@ -243,6 +244,52 @@ describe('imports: console pages', function () {
     ]);
     expect(rows[0].reason).to.equal('is not valid JSON');
     expect(rows[1].reason).to.match(/^type: /);
+  });
+
+  it('shows the progress while the worker runs it: phase, rows read, refused so far', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const app = `/app/${workspaceId}`;
+    const known = await client.post(`/api/workspaces/${workspaceId}/contacts`, { email: 'ada@example.com' });
+    expect(known.status, known.text).to.equal(201);
+    const csv = 'email,plan\nada@example.com,pro\nbad,x\nbob@example.com,trial\nworse,y\n';
+    const { page, path } = await uploaded(client, app, 'contacts', 'people.csv', csv);
+    // A contact the import updates is held: the import waits in its merge, its reading done.
+    const holder = new pg.Client({ connectionString: server().databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from contacts where workspace_id = $1 for update', [workspaceId]);
+      await postConsoleForm(client, path, {
+        _csrf: page.token,
+        'target.0': 'field:email',
+        'target.1': 'attribute',
+        action: 'start',
+      });
+      const deadline = Date.now() + 60_000;
+      let fragment = await client.get(`${path}/progress`);
+      while (!fragment.text.includes('merging contacts') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        fragment = await client.get(`${path}/progress`);
+      }
+      expect(fragment.status).to.equal(200);
+      expect(fragment.text).to.contain('badge-warning">running</span> merging contacts');
+      expect(fragment.text).to.contain('<dt>Rows read</dt><dd>4</dd>');
+      expect(fragment.text).to.contain('<dt>Refused so far</dt><dd>2</dd>');
+      expect(fragment.text).to.contain('<progress id="import-share" max="100" value="100">');
+      const running = await consolePage(client, path);
+      expect(running.text).to.contain(`<a href="${path}">Refresh</a>`);
+      // Held past the worker pool's client-side query bound: the merge runs on a pool of its own.
+      const { config } = server().context;
+      const bound = config.DATABASE_QUERY_TIMEOUT_MS ?? config.DATABASE_STATEMENT_TIMEOUT_MS + 2000;
+      await new Promise((resolve) => setTimeout(resolve, bound + 1000));
+    } finally {
+      await holder.query('commit');
+      await holder.end();
+    }
+    const done = await whenEnded(client, path);
+    expect(done.text).to.contain('badge-success">finished');
+    expect(done.text).to.match(/<dt>Contacts updated<\/dt><dd>1<\/dd>/);
+    expect(done.text).to.match(/<dt>Contacts created<\/dt><dd>1<\/dd>/);
   });
 
   it('refuses a file over the limit, saying so, and keeps nothing of it', async () => {
