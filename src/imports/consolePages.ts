@@ -122,11 +122,15 @@ function importsTable(res: Response, rows: ImportRow[]): SafeHtml {
 
 async function listPage(app: AppContext, req: Request, res: Response) {
   requireAdmin(res);
-  const before = readCursor(req.query.before, z.tuple([z.string()]));
-  const rows = await listImports(app.db, pageWorkspace(res).id, before?.[0] ?? null, LIST_LIMIT + 1);
+  // Newest first: the cursor is the last id shown, the next page the ids below it.
+  const after = readCursor(req.query.after, z.tuple([z.string()]));
+  const rows = await listImports(app.db, pageWorkspace(res).id, after?.[0] ?? null, LIST_LIMIT + 1);
   const { shown, next } = pageOf(rows, LIST_LIMIT, (row) => [row.id]);
   const list = shown.length
-    ? html`${importsTable(res, shown)}${pager({ first: before ? withQuery(req.originalUrl, {}) : null, next: next && withQuery(req.originalUrl, { before: next }) })}`
+    ? html`${importsTable(res, shown)}${pager({
+        first: after ? withQuery(req.originalUrl, {}) : null,
+        next: next && withQuery(req.originalUrl, { after: next }),
+      })}`
     : emptyState('No imports yet', 'Upload a file above: its rows are checked and imported by the worker.');
   sendPage(res, {
     title: 'Imports',

@@ -393,6 +393,25 @@ describe('imports: console pages', function () {
     await consolePage(client, path, 404);
   });
 
+  it('lists past imports newest first, 50 a page, by cursor', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const app = `/app/${workspaceId}`;
+    await server().context.db.query(sql.unsafe`
+      insert into imports (workspace_id, id, kind, format, file_name, status, rows_read, imported, refused, finished_at)
+      select ${workspaceId}, 'imp_' || lpad(n::text, 26, '0'), 'events', 'ndjson', 'file-' || n || '.ndjson',
+        'finished', n, n, 0, now()
+      from generate_series(1, 51) as n`);
+    const first = await consolePage(client, `${app}/imports`);
+    const names = (text: string) => [...text.matchAll(/>(file-\d+)\.ndjson</g)].map((m) => m[1]);
+    expect(names(first.text)).to.have.length(50);
+    expect(names(first.text).slice(0, 2)).to.deep.equal(['file-51', 'file-50']);
+    const next = /<a href="([^"]+)" rel="next">/.exec(first.text)![1].replaceAll('&amp;', '&');
+    const second = await consolePage(client, next);
+    expect(names(second.text)).to.deep.equal(['file-1']);
+    expect(second.text).to.contain(`<a href="${app}/imports" rel="first">`);
+    expect(second.text).to.not.contain('rel="next"');
+  });
+
   it('keeps an upload never started a day and an ended import RETENTION_IMPORTS_MS, with its file and rejects', async () => {
     const { workspaceId } = await workspaceWithAdmin();
     const { db, config } = server().context;
