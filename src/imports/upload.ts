@@ -145,7 +145,8 @@ export function receiveUpload(app: AppContext, req: Request, target: Target): Pr
       resolve({ ok: false, status: 400, message: 'The form was not sent as a file upload.' });
       return;
     }
-    const fields: Record<string, string> = {};
+    // No prototype: a field named `__proto__` or `constructor` is only a field.
+    const fields: Record<string, string> = Object.create(null);
     let stored: Promise<UploadOutcome> | null = null;
     parser.on('field', (name, value) => {
       fields[name] = value;
@@ -179,7 +180,11 @@ export function receiveUpload(app: AppContext, req: Request, target: Target): Pr
       // Failures are read once the form is whole ('close').
       stored.catch(() => {});
     });
-    parser.on('error', (error: unknown) => reject(error));
+    // A form cut short or malformed (the client went away mid-upload): what was stored is deleted
+    // by storeFile, which sees its file stream fail too.
+    parser.on('error', () =>
+      resolve({ ok: false, status: 400, message: 'The upload was cut short: try again.' }),
+    );
     parser.on('close', () => {
       req.body = fields;
       if (stored) stored.then(resolve, reject);

@@ -319,6 +319,18 @@ describe('imports: console pages', function () {
     } finally {
       await second.stop();
     }
+    // A form cut short (no closing boundary, as when the browser goes away mid-upload).
+    const { token } = await consolePage(client, `${app}/imports`);
+    const form = multipart([
+      { name: '_csrf', value: token },
+      { name: 'kind', value: 'contacts' },
+      { name: 'file', filename: 'cut.csv', content: 'email\na@example.com\n' },
+    ]);
+    const cut = await client.request('POST', `${app}/imports`, {
+      ...form,
+      body: form.body.subarray(0, form.body.length - 30),
+    });
+    expect((await followRedirect(client, cut)).text).to.contain('The upload was cut short');
     const count = await server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
       select count(*)::int as n from imports where workspace_id = ${workspaceId}
     `);
