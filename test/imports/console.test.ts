@@ -16,6 +16,7 @@ import { memberOf } from '../support/helpers.ts';
 import { server, startSecondWeb } from '../support/server.ts';
 
 const HOSTILE = '"><img src=x onerror=alert(1)>';
+const UNKNOWN_CONTACT = 'ct_01M8FA4N97W29472FMFC12FCEJ';
 
 /** A multipart/form-data body with these fields, in this order (the file where `file` says). */
 function multipart(
@@ -203,6 +204,8 @@ describe('imports: console pages', function () {
       '{not json',
       JSON.stringify({ email: 'bob@example.com' }),
       JSON.stringify({ type: 'page.viewed', email: 'eve@example.com', [HOSTILE]: 1 }),
+      // Refused by the merge, not the reader: no such contact.
+      JSON.stringify({ type: 'page.viewed', contactId: UNKNOWN_CONTACT }),
       '',
     ].join('\n');
     const { page, path } = await uploaded(client, app, 'events', 'history.ndjson', content);
@@ -226,7 +229,7 @@ describe('imports: console pages', function () {
     }
     const done = await whenEnded(client, path);
     expect(done.text).to.match(/<dt>Events imported<\/dt><dd>1<\/dd>/);
-    expect(done.text).to.match(/<dt>Refused<\/dt><dd>3<\/dd>/);
+    expect(done.text).to.match(/<dt>Refused<\/dt><dd>4<\/dd>/);
     const ended = await client.get(`${path}/progress`);
     expect(ended.status).to.equal(204);
     expect(ended.headers.get('hx-refresh')).to.equal('true');
@@ -241,9 +244,46 @@ describe('imports: console pages', function () {
       [2, '{not json'],
       [3, JSON.stringify({ email: 'bob@example.com' })],
       [4, JSON.stringify({ type: 'page.viewed', email: 'eve@example.com', [HOSTILE]: 1 })],
+      [5, JSON.stringify({ type: 'page.viewed', contactId: UNKNOWN_CONTACT })],
     ]);
     expect(rows[0].reason).to.equal('is not valid JSON');
     expect(rows[1].reason).to.match(/^type: /);
+  });
+
+  it('imports a CSV of events: columns to event fields and metadata', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const app = `/app/${workspaceId}`;
+    const csv =
+      'Event,E-mail address,occurred_at,total,ignored\norder.completed,ada@example.com,2025-03-14T09:26:53.000Z,129.5,x\n,bob@example.com,,1,y\n';
+    const { page, path } = await uploaded(client, app, 'events', 'orders.csv', csv);
+    expect([0, 1, 2, 3, 4].map((i) => selected(page.text, i))).to.deep.equal([
+      'field:type',
+      'field:email',
+      'field:timestamp',
+      'metadata',
+      'metadata',
+    ]);
+    expect(page.text).to.contain('event field utmSource');
+    const fields = {
+      'target.0': 'field:type',
+      'target.1': 'field:email',
+      'target.2': 'field:timestamp',
+      'target.3': 'metadata',
+      'target.4': 'ignore',
+    };
+    await postConsoleForm(client, path, { _csrf: page.token, ...fields, action: 'start' });
+    const done = await whenEnded(client, path);
+    expect(done.text).to.match(/<dt>Events imported<\/dt><dd>1<\/dd>/);
+    expect(done.text).to.match(/<td class="num">3<\/td><td><span class="break">type: /);
+    const event = await server().context.db.one(sql.type(
+      z.object({ type: z.string(), metadata: z.unknown(), occurred_at: z.string() }),
+    )`
+      select type, metadata, occurred_at from events where workspace_id = ${workspaceId}`);
+    expect(event).to.deep.equal({
+      type: 'order.completed',
+      metadata: { total: '129.5' },
+      occurred_at: '2025-03-14T09:26:53.000Z',
+    });
   });
 
   it('shows the progress while the worker runs it: phase, rows read, refused so far', async () => {
