@@ -16,7 +16,7 @@ import type { JobDefinition } from '../jobs/definition.ts';
 import { FEATURES } from './features.ts';
 
 /** A feature's rules (batched deletes), then its pruners (whole partitions), feature by feature. */
-function retentionSteps(): (RetentionRule | Pruner)[] {
+export function retentionSteps(): (RetentionRule | Pruner)[] {
   return FEATURES.flatMap((feature) => [...(feature.retention ?? []), ...(feature.pruners ?? [])]);
 }
 
