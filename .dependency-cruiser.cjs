@@ -35,7 +35,20 @@ const FEATURE_ORDER = [
  * feature (the Feature type: what a feature brings, naming the types of the kits below) is at the
  * top; core (the AppContext type and the error family) is at the bottom: web, worker and CLI all use it.
  */
-const KIT_ORDER = ['feature', 'cli', 'console', 'templates', 'http', 'jobs', 'outbox', 'secrets', 'db', 'net', 'threads', 'core'];
+const KIT_ORDER = [
+  'feature',
+  'cli',
+  'console',
+  'templates',
+  'http',
+  'jobs',
+  'outbox',
+  'secrets',
+  'db',
+  'net',
+  'threads',
+  'core',
+];
 const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;
@@ -101,10 +114,11 @@ module.exports = {
     },
     {
       name: 'composition-uses-feature-internals',
-      comment: 'The composition layer takes a feature through its feature.ts or index.ts.',
+      comment:
+        'The composition layer takes a feature through its feature.ts or index.ts, or its commands.ts alone (src/app/featureProgram.ts: a CLI command that loads no routes or pages).',
       severity: 'error',
       from: { path: '^src/app/' },
-      to: { path: FEATURE, pathNot: '^src/[^/]+/(feature|index)\\.ts$' },
+      to: { path: FEATURE, pathNot: '^src/[^/]+/(feature|index|commands)\\.ts$' },
     },
     {
       name: 'entry-points-only-call-composition',

@@ -1,8 +1,12 @@
 // One pino logger for the process. Secrets never reach the log: passwords, keys, cookies,
 // Authorization headers and signing secrets are redacted wherever they appear.
+import { createRequire } from 'node:module';
 import querystring from 'node:querystring';
 import pino from 'pino';
-import { isColorSupported, prettyFactory } from 'pino-pretty';
+
+// pino-pretty (~30 modules) is required only for LOG_FORMAT=pretty: every process imports this
+// module, most of them log JSON, and the CLI's start-up is mostly module loading.
+const require = createRequire(import.meta.url);
 
 export type Logger = pino.Logger;
 
@@ -52,6 +56,7 @@ function requestInOneLine(record: RequestLine & Record<string, unknown>): Record
  * redaction, which pino applies before any destination.
  */
 function readableLines(): { write: (line: string) => void } {
+  const { isColorSupported, prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
   const pretty = prettyFactory({
     colorize: isColorSupported,
     translateTime: 'SYS:HH:MM:ss.l',

@@ -3,7 +3,6 @@
 // Only the worker's jobs send it, so a slow or failing mail server is retried there and never holds
 // a request, nor tells by its timing whether an account exists. A message is rare: one connection
 // per message, nothing pooled to close at shutdown.
-import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
 import { escapeHtml } from '../http/html.ts';
 
@@ -52,6 +51,8 @@ ${mail.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n
 export async function sendSystemMail(config: Config, mail: SystemMail): Promise<void> {
   const smtp = config.SYSTEM_SMTP_URL;
   if (!smtp) throw new Error('SYSTEM_SMTP_URL is not set: no system mail can be sent');
+  // Loaded when a mail is sent: the CLI and web processes that import this feature rarely send one.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port,

@@ -1,31 +1,27 @@
 // `switchboard <group> …` for the command groups one feature owns and no feature effect reaches:
-// only that feature is loaded. The full program (program.ts) loads every feature, with its routes,
-// pages, jobs and OpenAPI schemas: ~1,450 modules and ~55 MB of heap that such a command never
-// runs, and about twice the start-up CPU (the tests spawn the CLI for every command they check).
-// `import` in particular holds a file's worth of rows in flight. These commands are handed no
-// feature effects: a path that reached one fails loudly, naming it. Any other command, and help
-// for all of them, is the full program's.
+// only that feature's commands.ts is loaded, not its feature.ts (routes, console pages, OpenAPI
+// schemas, express) and not the other features. The full program (program.ts) loads every
+// feature: ~1,450 modules, about twice the start-up CPU of `keys` (the tests spawn the CLI for
+// every command they check, and an admin waits for each). `import` in particular holds a file's
+// worth of rows in flight. These install functions take no feature effects, so none can be
+// reached; any other command, and help for all of them, is the full program's.
 import { Command } from 'commander';
-import type { FeatureEffects } from '../core/context.ts';
-import type { Feature } from '../feature/definition.ts';
 import { VERSION } from '../version.ts';
 
-const OWNER: Record<string, () => Promise<{ feature: Feature }>> = {
-  admin: () => import('../workspaces/feature.ts'),
-  workspaces: () => import('../workspaces/feature.ts'),
-  signin: () => import('../accounts/feature.ts'),
-  keys: () => import('../apiKeys/feature.ts'),
-  'publishable-keys': () => import('../publicKeys/feature.ts'),
-  deliveries: () => import('../webhooks/feature.ts'),
-  webhooks: () => import('../webhooks/feature.ts'),
-  import: () => import('../imports/feature.ts'),
-};
+type Install = (program: Command) => void;
 
-const NO_EFFECTS = new Proxy({} as FeatureEffects, {
-  get: (_effects, key) => {
-    throw new Error(`this command is handed no feature effects (effects.${String(key)})`);
-  },
-});
+const OWNER: Record<string, () => Promise<Install>> = {
+  admin: async () => (await import('../workspaces/commands.ts')).installWorkspaceCommands,
+  workspaces: async () => (await import('../workspaces/commands.ts')).installWorkspaceCommands,
+  signin: async () => (await import('../accounts/commands.ts')).installSigninCommands,
+  keys: async () => (await import('../apiKeys/commands.ts')).installKeyCommands,
+  'publishable-keys': async () => (await import('../publicKeys/commands.ts')).installPublishableKeyCommands,
+  'identity-secret': async () => (await import('../publicKeys/commands.ts')).installPublishableKeyCommands,
+  deliveries: async () => (await import('../webhooks/commands.ts')).installWebhookCommands,
+  webhooks: async () => (await import('../webhooks/commands.ts')).installWebhookCommands,
+  import: async () => (await import('../imports/commands.ts')).installImportCommands,
+  audit: async () => (await import('../audit/commands.ts')).installAuditCommands,
+};
 
 /** The `switchboard` program with no commands yet. */
 export function newProgram(): Command {
@@ -42,7 +38,7 @@ export function hasOwnFeature(group: string | undefined): boolean {
 
 export async function runFeatureCli(argv: string[]): Promise<void> {
   const program = newProgram();
-  const { feature } = await OWNER[argv[2]]();
-  feature.commands?.(program, NO_EFFECTS);
+  const install = await OWNER[argv[2]]();
+  install(program);
   await program.parseAsync(argv);
 }

@@ -2,8 +2,10 @@
 // group and who should set it. src/config.ts parses the environment with this table; .env.example
 // and docs/operate/configuration.md are generated from it (npm run config:docs) and a unit test
 // fails when they drift. A new variable is one entry here, then the script.
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
+
+const require = createRequire(import.meta.url);
 
 // Each helper's message says what the variable must be; parseConfig puts the variable's name first.
 const booleanFlag = z
@@ -57,6 +59,8 @@ const wholeMatch = z.string().transform((source, ctx) => {
 const cronExpression = z.string().refine((value) => {
   if (value.trim().split(/\s+/).length !== 5) return false;
   try {
+    // Required here, when a cron variable is set, not when the configuration table is imported.
+    const { CronExpressionParser } = require('cron-parser') as typeof import('cron-parser');
     CronExpressionParser.parse(value, { tz: 'UTC', strict: false });
     return true;
   } catch {

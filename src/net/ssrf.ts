@@ -7,9 +7,12 @@
 // Redirects are never followed. Refusals say only "blocked: private address" or "could not
 // resolve": the delivery log must not tell a customer what internal names resolve to, or which exist.
 import dns, { type LookupAddress } from 'node:dns';
+import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+
+const require = createRequire(import.meta.url);
 
 export const BLOCKED_MESSAGE = 'blocked: private address';
 export const UNRESOLVABLE_MESSAGE = 'could not resolve';
@@ -166,6 +169,9 @@ export function createDeliveryHttp(options: {
   timeoutMs: number;
   resolve?: Resolver;
 }): DeliveryHttp {
+  // undici (~110 modules) is required when a sender is made, not when its module is imported:
+  // the CLI reaches this module through the webhook commands and most of them send nothing.
+  const { Agent } = require('undici') as typeof import('undici');
   const agent = new Agent({
     connect: {
       timeout: options.timeoutMs,

@@ -4,7 +4,6 @@
 // undici's `request` on the SSRF-checking Agent, not `fetch`: it follows no redirects, and skips
 // the WHATWG Request/Response/stream layers, which were most of the sending cost in profiles.
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
 import { checkLiteralUrl, type DeliveryHttp, refusalCause, UNRESOLVABLE_MESSAGE } from '../net/ssrf.ts';
 import { signingHeaders } from './signing.ts';
 
@@ -112,6 +111,8 @@ export async function sendAttempt(
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
     if (!http.allowPrivate) checkLiteralUrl(new URL(attempt.url));
+    // Loaded at the first delivery (as undici's Agent in src/net/ssrf.ts), not at import.
+    const { request } = await import('undici');
     const response = await request(attempt.url, {
       method: 'POST',
       body: attempt.body,

@@ -4,7 +4,7 @@
 // 5xx later (Retry-After honoured by the retry's delay, so no worker sleeps); anything else will
 // not improve by itself. The message succeeds when at least one browser's service took it.
 import type https from 'node:https';
-import webpush, { type WebPushError } from 'web-push';
+import type { WebPushError } from 'web-push';
 import type { AppContext } from '../../core/context.ts';
 import { MissingKeyError, SecretDecryptionError } from '../../secrets/index.ts';
 import { findChannelConfig } from '../queries.ts';
@@ -60,6 +60,8 @@ async function sendOne(
 ): Promise<Result> {
   const refusal = pushEndpointRefusal(app.config, subscription.endpoint);
   if (refusal) return { kind: 'permanent', error: `endpoint refused: ${refusal}` };
+  // Loaded at the first send, not at import (the CLI and web processes reach this module too).
+  const { default: webpush } = await import('web-push');
   try {
     const answer = await webpush.sendNotification(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },

@@ -2,7 +2,6 @@
 // and the subject push services may contact. A PUT on an existing channel changes the subject
 // and keeps the pair, because every browser subscription is bound to the public key: a new pair
 // would silently orphan them all. Removing the channel removes the subscriptions with it.
-import webpush from 'web-push';
 import { NotFoundError } from '../../core/errors.ts';
 import type { Db } from '../../db/pool.ts';
 import { decryptSecret, encryptSecret } from '../../secrets/index.ts';
@@ -25,6 +24,8 @@ export async function putPushConfig(db: Db, workspaceId: string, body: PutPushCo
     const settings = { ...(stored.settings as PushSettings), subject: body.subject };
     return saveChannelConfig(db, { workspaceId, channel: 'push', settings, secrets: stored.secrets });
   }
+  // Loaded when a key pair is made (and in send.ts when a message is sent), not at import.
+  const { default: webpush } = await import('web-push');
   const pair = webpush.generateVAPIDKeys();
   return saveChannelConfig(db, {
     workspaceId,

@@ -2,7 +2,6 @@
 // account SID and auth token, form-encoded requests, JSON answers. Requests go through an agent
 // that refuses private addresses (unless ALLOW_PRIVATE_TARGETS), and every answer is classified
 // here: a channel never throws for what the provider said.
-import { request } from 'undici';
 import type { Config } from '../../config.ts';
 import { createDeliveryHttp, type DeliveryHttp, refusalCause } from '../../net/ssrf.ts';
 import type { SendFailure } from '../types.ts';
@@ -46,6 +45,8 @@ async function call(
   form?: Record<string, string>,
 ): Promise<Answer> {
   const credentials = Buffer.from(`${settings.accountSid}:${authToken}`).toString('base64');
+  // Loaded at the first call (as undici's Agent in src/net/ssrf.ts), not at import.
+  const { request } = await import('undici');
   const response = await request(`${settings.apiUrl}/2010-04-01/Accounts/${settings.accountSid}${path}`, {
     method,
     dispatcher: agentFor(config),
