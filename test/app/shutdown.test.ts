@@ -1,15 +1,15 @@
 // Graceful shutdown of the real entry points: SIGTERM stops accepting, lets the in-flight request
 // finish, closes pools and exits 0 well within 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import nock from 'nock';
 import { freePort } from '../../src/db/embedded.ts';
 import { uniqueEmail } from '../support/factories.ts';
+import { initialisedDataDir } from '../support/initialisedDataDir.ts';
 import { server, TEST_ENV } from '../support/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -131,7 +131,7 @@ describe('Ctrl-C on npm start', function () {
   after(() => nock.activate());
 
   it('SIGINT to the whole process group (embedded PostgreSQL included) stops quietly and exits 0', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-start-'));
+    const dataDir = await initialisedDataDir('switchboard-start-');
     let group: number | undefined;
     try {
       const port = await freePort();

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import pg from 'pg';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
+import { initialisedDataDir } from '../support/initialisedDataDir.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -90,6 +91,12 @@ describe('npm start: its own database, and a clean failure', function () {
     directories.push(directory);
     return directory;
   };
+  /** A DATA_DIR already initialised and migrated, where the first start is not the point. */
+  const initialised = async () => {
+    const directory = await initialisedDataDir('switchboard-startup-');
+    directories.push(directory);
+    return directory;
+  };
   after(() => {
     nock.activate();
     for (const directory of directories) rmSync(directory, { recursive: true, force: true });
@@ -115,7 +122,11 @@ describe('npm start: its own database, and a clean failure', function () {
 
   it("refuses the port of another DATA_DIR's embedded PostgreSQL instead of using its data", async () => {
     const pgPort = await freePort();
-    const other = await startEmbeddedDatabase({ dataDir: newDataDir(), port: pgPort, persistent: false });
+    const other = await startEmbeddedDatabase({
+      dataDir: await initialised(),
+      port: pgPort,
+      persistent: false,
+    });
     try {
       const line = await refusedStart(pgPort);
       expect(line).to.contain(
@@ -140,7 +151,7 @@ describe('npm start: its own database, and a clean failure', function () {
   });
 
   it("names the port DATA_DIR's own PostgreSQL already runs on when EMBEDDED_PG_PORT is another", async () => {
-    const dataDir = newDataDir();
+    const dataDir = await initialised();
     const runningPort = await freePort();
     const own = await startEmbeddedDatabase({ dataDir, port: runningPort, persistent: false });
     try {
@@ -163,6 +174,7 @@ describe('npm start: its own database, and a clean failure', function () {
     const webPort = await freePort();
     const pgPort = await freePort();
     const squatter = await occupy(webPort);
+    // The one truly first start here: initdb and every migration, then the refusal of PORT.
     const dataDir = newDataDir();
     try {
       const run = startProcess({
@@ -188,7 +200,7 @@ describe('npm start: its own database, and a clean failure', function () {
   it('on a terminal (LOG_FORMAT=pretty): readable lines, a banner with the URL and the next step', async () => {
     const webPort = await freePort();
     const pgPort = await freePort();
-    const dataDir = newDataDir();
+    const dataDir = await initialised();
     const run = startProcess({
       DATA_DIR: dataDir,
       PORT: String(webPort),

@@ -1,14 +1,14 @@
 // A service on a database of its own, for tests that restart or stall PostgreSQL without disturbing
-// the shared test server: an embedded PostgreSQL in a fresh directory, migrated, with web and worker
-// in this process (as test/support/server.ts starts the shared one).
+// the shared test server: an embedded PostgreSQL in a directory of its own (a copy of one already
+// initialised and migrated, test/support/initialisedDataDir.ts), with web and worker in this
+// process (as test/support/server.ts starts the shared one).
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import type { AppContext } from '../../src/core/context.ts';
 import { type EmbeddedDatabase, freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { PASSWORD, uniqueEmail } from './factories.ts';
+import { initialisedDataDir } from './initialisedDataDir.ts';
 
 export type OwnService = {
   baseUrl: string;
@@ -21,7 +21,7 @@ export type OwnService = {
 };
 
 export async function startOwnService(overrides: Record<string, unknown> = {}): Promise<OwnService> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-own-'));
+  const dataDir = await initialisedDataDir('switchboard-own-');
   const options = { dataDir, port: await freePort(), persistent: true };
   let database: EmbeddedDatabase = await startEmbeddedDatabase(options);
   const { config } = await import('../../src/config.ts');
