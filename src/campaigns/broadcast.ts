@@ -10,6 +10,7 @@ import { type Db, jsonbRows, sql, type Tx } from '../db/pool.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { emitMany } from '../outbox/emit.ts';
+import { watchBroadcastFinish } from './broadcastFinish.ts';
 import { completeCampaigns } from './engineQueries.ts';
 import { FIRST_STEP } from './flow.ts';
 import { runSteps } from './stepBatch.ts';
@@ -101,6 +102,7 @@ async function enrollPage(app: AppContext, db: Tx, payload: BroadcastPayload, pa
     update campaigns set broadcast_cursor = null, broadcast_done_at = now()
     where workspace_id = ${payload.workspaceId} and id = ${payload.campaignId}`);
   await completeCampaigns(db, payload.workspaceId, [payload.campaignId]); // an empty segment ends at once
+  await watchBroadcastFinish(app, db, { workspaceId: payload.workspaceId, campaignId: payload.campaignId });
 }
 
 export const broadcastJob: JobDefinition<BroadcastPayload> = {

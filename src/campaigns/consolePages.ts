@@ -215,11 +215,15 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
           html`<a class="button" href="${base}/form">Edit</a>`,
           html`<a class="button" href="${base}/edit">Edit as JSON</a>`,
         ];
+  const progress =
+    campaign.trigger.type === 'broadcast' && campaign.activatedAt
+      ? [html`<a class="button" href="${base}/progress">Sending progress</a>`]
+      : [];
   sendPage(res, {
     title: campaign.name,
     section: 'campaigns',
     crumbs: [{ label: 'Campaigns', href: `${workspacePath(res)}/campaigns` }],
-    actions: html`<a class="button" href="${base}/report">Report</a>${edit}${lifecycleButtons(base, campaign)}`,
+    actions: html`${progress}<a class="button" href="${base}/report">Report</a>${edit}${lifecycleButtons(base, campaign)}`,
     body: html`${keyValueList([
       ['Status', badge(campaign.status, STATUS_KINDS[campaign.status])],
       ['Trigger', triggerWords(campaign.trigger, names)],
@@ -475,7 +479,9 @@ async function transitionPost(app: AppContext, req: Request, res: Response, tran
     transitionCampaign(app, tx, workspaceId, String(req.params.campaignId), transition),
   );
   const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
-  redirectWithFlash(req, res, path, `Campaign ${PAST[transition]}.`);
+  // An activated broadcast starts sending: its progress is what one wants to see next.
+  const next = transition === 'activate' && campaign.trigger.type === 'broadcast' ? `${path}/progress` : path;
+  redirectWithFlash(req, res, next, `Campaign ${PAST[transition]}.`);
 }
 
 function install(app: AppContext, router: Router) {

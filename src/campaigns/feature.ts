@@ -2,9 +2,11 @@
 // nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { campaignConsole } from './consolePages.ts';
+import { installProgressPages } from './consoleProgress.ts';
 import { afterContactsChanged } from './contactEffects.ts';
 import { enrollForSegmentChanges } from './enroll.ts';
 import { campaignJobs } from './jobs.ts';
+import { progressRoutes } from './progressRoutes.ts';
 import { reportConsole } from './reportConsole.ts';
 import { reportRoutes } from './reportRoutes.ts';
 import { campaignRoutes } from './routes.ts';
@@ -12,13 +14,15 @@ import { registerStepQueue } from './stepQueue.ts';
 
 export const feature: Feature = {
   name: 'campaigns',
-  routes: [...campaignRoutes, ...reportRoutes],
-  // The campaigns section and the reports (a campaign's, and the workspace's own section).
+  routes: [...campaignRoutes, ...reportRoutes, ...progressRoutes],
+  // The campaigns section, a broadcast's progress, and the reports (a campaign's, and the
+  // workspace's own section).
   console: (context) => {
     const parts = [campaignConsole(context), reportConsole(context)];
     return {
       sections: parts.flatMap((part) => part.sections),
       install: (router) => {
+        installProgressPages(context, router);
         for (const part of parts) part.install(router);
       },
     };

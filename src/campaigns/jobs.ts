@@ -1,12 +1,17 @@
-// The campaign engine's worker jobs: a step of an enrollment, and a page of a broadcast.
+// The campaign engine's worker jobs: a step of an enrollment, a page of a broadcast, and the check
+// that stamps a broadcast finished.
 import type { Config } from '../config.ts';
 import type { JobDefinition } from '../jobs/definition.ts';
 import { broadcastJob } from './broadcast.ts';
+import { broadcastFinishJob, broadcastFinishSweepJob } from './broadcastFinish.ts';
 import { stepJob } from './stepBatch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function campaignJobs(settings: Config): JobDefinition<any>[] {
   // A job a killed worker held is retried once it expires: steps are short, so the wait is too.
   const expireInSeconds = Math.ceil(settings.CAMPAIGN_STEP_EXPIRE_MS / 1000);
-  return [stepJob, broadcastJob].map((job) => ({ ...job, queue: { ...job.queue, expireInSeconds } }));
+  return [stepJob, broadcastJob, broadcastFinishJob, broadcastFinishSweepJob].map((job) => ({
+    ...job,
+    queue: { ...job.queue, expireInSeconds },
+  }));
 }

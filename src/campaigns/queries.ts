@@ -69,24 +69,6 @@ export async function findCampaign(
   `);
 }
 
-/**
- * Stamps a broadcast finished once every member is enrolled and none of its messages is still
- * queued or sending: at the last of its messages' updates. Called when the campaign is read, so the
- * delivery path stays free of it; a message retried later keeps it open. Returns the row as it is.
- */
-export async function settleBroadcastFinish(db: Db, row: CampaignRow, workspaceId: string) {
-  if (row.broadcast_finished_at || !row.broadcast_done_at) return row;
-  const finished = await db.maybeOneFirst(sql.type(z.object({ at: z.string() }))`
-    update campaigns c set broadcast_finished_at = greatest(c.broadcast_done_at,
-      (select max(m.updated_at) from messages m where m.workspace_id = c.workspace_id and m.campaign_id = c.id))
-    where c.workspace_id = ${workspaceId} and c.id = ${row.id} and c.broadcast_finished_at is null
-      and c.broadcast_done_at is not null
-      and not exists (select 1 from messages m where m.workspace_id = c.workspace_id and m.campaign_id = c.id
-        and m.status in ('queued', 'sending'))
-    returning c.broadcast_finished_at as at`);
-  return finished ? { ...row, broadcast_finished_at: finished } : row;
-}
-
 export async function updateCampaignDefinition(
   db: Db,
   workspaceId: string,

@@ -3,7 +3,6 @@ import { campaignAudience } from './audience.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { previewStep } from './preview.ts';
-import { settleBroadcastFinish } from './queries.ts';
 import { campaignReport } from './report.ts';
 import { CampaignAudience, CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
 import {
@@ -107,13 +106,7 @@ export const campaignRoutes = [
     responses: { 200: { description: 'The campaign', schema: CampaignSchema } },
     handler: async ({ app, workspaceId, params }) => ({
       status: 200,
-      body: toCampaign(
-        await settleBroadcastFinish(
-          app.db,
-          await requireCampaign(app.db, workspaceId, params.campaignId),
-          workspaceId,
-        ),
-      ),
+      body: toCampaign(await requireCampaign(app.db, workspaceId, params.campaignId)),
     }),
   }),
   defineRoute({

@@ -115,3 +115,23 @@
   };
   document.addEventListener('DOMContentLoaded', enhance);
 })();
+
+// ---- A broadcast's live progress (src/campaigns/consoleProgress.ts) ----
+// The figures section follows the page's server-sent events: each event is the section rendered
+// by the server (escaped there, as the page is); the server ends the stream when the broadcast
+// finishes. Without EventSource the page keeps its Refresh link.
+(() => {
+  const follow = () => {
+    const section = document.querySelector('[data-progress-stream]');
+    if (!section || !('EventSource' in window)) return;
+    const source = new EventSource(section.dataset.progressStream);
+    source.addEventListener('progress', (event) => {
+      section.innerHTML = event.data;
+    });
+    source.addEventListener('end', () => {
+      source.close();
+      section.removeAttribute('data-progress-stream');
+    });
+  };
+  document.addEventListener('DOMContentLoaded', follow);
+})();
