@@ -136,21 +136,26 @@ async function cappedUntil(
  * Of these contacts, those the cap holds back at `at`: the same count as cappedUntil (campaign
  * messages queued, sending or sent within `per` before it), for many contacts in one statement.
  */
-export async function cappedContacts(
-  db: Db,
+/**
+ * The contacts of the workspace (or of `contactIds`) that `cap` holds at `at`: as many campaign
+ * messages as it allows, queued or sent within its period. A statement of `contact_id` rows.
+ */
+export function cappedContactsQuery(
   workspaceId: string,
-  contactIds: readonly string[],
   cap: { count: number; per: string },
   at: Date,
-): Promise<Set<string>> {
+  contactIds?: readonly string[],
+) {
   const perSeconds = durationSeconds(cap.per) ?? 0;
-  const capped = await db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
+  const among = contactIds
+    ? sql.fragment`and contact_id = any(${sql.array([...contactIds], 'text')})`
+    : sql.fragment``;
+  return sql.type(z.object({ contact_id: z.string() }))`
     select contact_id from messages
-    where workspace_id = ${workspaceId} and contact_id = any(${sql.array([...contactIds], 'text')})
+    where workspace_id = ${workspaceId} ${among}
       and campaign_id is not null and status in ('queued', 'sending', 'sent')
       and created_at > ${at.toISOString()}::timestamptz - make_interval(secs => ${perSeconds})
-    group by contact_id having count(*) >= ${cap.count}`);
-  return new Set(capped);
+    group by contact_id having count(*) >= ${cap.count}`;
 }
 
 /** When a campaign send to this contact may happen, if not now (the later of the two limits). */

@@ -190,6 +190,26 @@ describe('campaigns: a broadcast audience before sending', () => {
     );
   });
 
+  it('samples the first five of a reason in contact order across members of different kinds', async () => {
+    const { admin, base, workspaceId } = await workspace();
+    // Seven without an email: some with a phone, some with nothing, and opted out or not: several
+    // kinds of member that all count as no_address, whose samples must merge in contact order.
+    const ids: string[] = [];
+    for (let n = 0; n < 7; n++) {
+      const fields = n % 2 === 0 ? { phone: `+3361234567${n}` } : { anonymousId: `anon-sample-${n}` };
+      const contact = await createContact(admin, base, gold(fields));
+      if (n === 3) await optOut(workspaceId, contact.id, 'all', 'api');
+      ids.push(contact.id);
+    }
+    const segmentId = await readySegment(admin, base);
+    const campaign = await broadcast(admin, base, segmentId, 'Samples');
+    const audience = (await admin.get(`${base}/campaigns/${campaign.id}/audience`)).body;
+    expect(audience).to.include({ members: 7, reached: 0 });
+    const excluded = byReason(audience.excluded);
+    expect(excluded.no_address.count).to.equal(7);
+    expect(excluded.no_address.sample.map((member) => member.id)).to.deep.equal(ids.sort().slice(0, 5));
+  });
+
   it('is a 409 for a campaign that is not a broadcast, a 404 from another workspace; members may read it', async () => {
     const { admin, base, workspaceId, withScopes } = await workspace();
     const event = await createCampaign(admin, base);
