@@ -18,20 +18,20 @@
 //   -- --skip-raw sends through the worker alone (the 1,000,000-contact memory run:
 //      `npm run bench:broadcast -- --contacts 1000000 --curve --skip-raw`, BENCH_ROUNDS=1).
 
-import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { migrateAll } from '../src/app/runtime.ts';
 import { SMTP_POOL_CONNECTIONS } from '../src/channels/email/transport.ts';
-import { config } from '../src/config.ts';
-import { freePort, startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { renderCampaign, sendRaw } from './broadcastRaw.ts';
-import { type Sink, startSink } from './broadcastSink.ts';
-import { Api } from './ingestSetup.ts';
+import {
+  awaitSink,
+  newCampaign,
+  now,
+  PRODUCTION_ENV,
+  query,
+  runBroadcastBench,
+  SENDER,
+  stopChild,
+} from './support/broadcastRun.ts';
 import {
   alternate,
   announce,
@@ -53,77 +53,7 @@ const CONTACTS = Number(args.contacts);
 const ROUNDS = benchRounds();
 const RATIO_GOAL = ratioGoal('messages/s, ratio to raw pooled nodemailer', 0.7);
 const RSS_GOAL = memoryGoal('worker max RSS', 300);
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SENDER = { fromEmail: 'news@bench.example', fromName: 'Bench' };
-const now = () => performance.timeOrigin + performance.now();
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// The sink listens on 127.0.0.1: the operator's list of trusted relays lets the workspace use it.
-const SHARED_ENV = { SMTP_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn' };
-const PRODUCTION_ENV = {
-  ...SHARED_ENV,
-  NODE_ENV: 'production',
-  SESSION_SECRET: 'bench-session-secret-of-at-least-32-characters',
-  ENCRYPTION_KEY: 'a'.repeat(64),
-};
-
-const STEP = {
-  type: 'send',
-  channel: 'email',
-  subject: 'Hello {{ contact.firstName | default: "there" }}, our spring news',
-  body:
-    '<h1>Spring news</h1><p>Hi {{ contact.firstName | default: "there" }},</p>' +
-    '<p>Here is what changed at {{ workspace.name }} this month: faster exports, a new dashboard, and ' +
-    'a few fixes you asked for. <a href="https://bench.example/news">Read the whole story</a>.</p>' +
-    '<p>Your lead score is {{ contact.leadScore }}.</p>' +
-    '<p><a href="{{ unsubscribe_url }}">Unsubscribe</a></p>',
-};
-
-function forkChild(script: string, env: Record<string, string>, execArgv: string[] = []) {
-  return fork(path.join(HERE, script), [], {
-    env: { ...process.env, ...env },
-    execArgv,
-    stdio: 'inherit',
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** The web process for setting up (development: its session cookie is not Secure over HTTP). */
-async function startSetupWeb(databaseUrl: string) {
-  const child = forkChild('ingestApp.ts', { ...SHARED_ENV, DATABASE_URL: databaseUrl });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (message) => resolve((message as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`setup server exited with ${code}`)));
-  });
-  return { child, api: new Api(`http://127.0.0.1:${port}`) };
-}
-
-/** The node flags of the Procfile's `worker:` line (`node <flags> bin/worker.ts`): its heap limits. */
-function procfileWorkerFlags(procfile: string): string[] {
-  const line = /^worker:\s*node\s+(.*?)\s*bin\/worker\.ts\s*$/m.exec(procfile);
-  if (!line) throw new Error('Procfile: no `worker: node … bin/worker.ts` line');
-  return line[1].split(/\s+/).filter(Boolean);
-}
-
-/**
- * bin/worker.ts as production runs it, with the Procfile's node flags; BENCH_CPU_PROF=dir writes
- * its CPU profile there, BENCH_MEMORY=1 has it print its memory every second.
- */
-function startWorker(databaseUrl: string): ChildProcess {
-  const dir = process.env.BENCH_CPU_PROF;
-  const flags = procfileWorkerFlags(readFileSync(path.join(HERE, '../Procfile'), 'utf8'));
-  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-  const memory = process.env.BENCH_MEMORY ? ['--import', path.join(HERE, 'workerMemory.ts')] : [];
-  const execArgv = [...flags, ...profile, ...memory];
-  return forkChild('../bin/worker.ts', { ...PRODUCTION_ENV, DATABASE_URL: databaseUrl }, execArgv);
-}
 
 /**
  * The VmRSS of `pid` when called, and the largest seen, sampled every 200 ms until stopped; with
@@ -163,110 +93,24 @@ function sampleRss(pid: number, progress?: () => number) {
   };
 }
 
-async function query(databaseUrl: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function seedContacts(databaseUrl: string, workspaceId: string) {
-  await query(
-    databaseUrl,
-    `insert into contacts (workspace_id, id, email, first_name, lead_score)
-     select $1, 'ct_bench_' || lpad(n::text, 7, '0'), 'contact' || n || '@bench.test',
-       case when n % 3 = 0 then null else 'Ada' || n end, n % 100
-     from generate_series(1, $2::int) n`,
-    [workspaceId, CONTACTS],
-  );
-}
-
-/** The channel and the segment (computed by the worker), through the API. */
-async function setUpAudience(api: Api, workspaceId: string, sinkPort: number, databaseUrl: string) {
-  const base = `/api/workspaces/${workspaceId}`;
-  const channel = { host: '127.0.0.1', port: sinkPort, secure: false, ...SENDER };
-  await api.request('PUT', `${base}/channels/email`, channel, 200);
-  const rules = { field: 'email', op: 'ends_with', value: '@bench.test' };
-  const segment = await api.post(`${base}/segments`, { name: 'Everyone', rules });
-  while ((await api.request('GET', `${base}/segments/${segment.id}`, undefined, 200)).status !== 'ready')
-    await sleep(250);
-  await query(databaseUrl, 'analyze');
-  return { base, segmentId: segment.id as string };
-}
-
-/** A campaign broadcasting to the segment, made through the API (one a round). */
-async function newCampaign(api: Api, audience: { base: string; segmentId: string }, round: number) {
-  const trigger = { type: 'broadcast', segmentId: audience.segmentId };
-  const name = `Spring news ${round + 1}`;
-  const campaign = await api.post(`${audience.base}/campaigns`, { name, trigger, steps: [STEP] });
-  return campaign.id as string;
-}
-
-/** Waits for `expected` accepted messages; fails when the sink's count stops moving for a minute. */
-async function awaitSink(sink: Sink, expected: number, databaseUrl: string) {
-  let seen = -1;
-  let movedAt = now();
-  while (sink.count() < expected) {
-    if (sink.count() !== seen) [seen, movedAt] = [sink.count(), now()];
-    if (now() - movedAt > 60_000) {
-      const statuses = await query(databaseUrl, 'select status, count(*) from messages group by status');
-      throw new Error(`stalled at ${seen}/${expected} accepted; messages: ${JSON.stringify(statuses)}`);
-    }
-    await sleep(20);
-    if (process.env.BENCH_TRACE && Math.floor(now() / 1000) !== Math.floor((now() - 20) / 1000)) {
-      const rows = await query(
-        databaseUrl,
-        `select (select count(*) from enrollments) as enrolled, (select count(*) from messages) as messages,
-           (select count(*) from messages where status = 'sent') as sent`,
-      );
-      process.stdout.write(`  ${JSON.stringify({ ...rows[0], accepted: sink.count() })}\n`);
-      if (process.env.BENCH_TRACE === 'waits') {
-        const waits = await query(
-          databaseUrl,
-          `select coalesce(wait_event_type || ':' || wait_event, 'cpu') as wait, state, left(query, 70) as query
-           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
-        );
-        for (const row of waits) process.stdout.write(`    ${JSON.stringify(row)}\n`);
-      }
-    }
-  }
-}
-
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-broadcast-'));
-  const database = process.env.BENCH_DATABASE_URL
-    ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
-  const sink = await startSink();
-  const children: ChildProcess[] = [];
-  try {
-    await migrateAll(database.url, config());
-    const setup = await startSetupWeb(database.url);
-    children.push(setup.child);
-    const workspaceId = await setup.api.newWorkspace('Bench');
-    await seedContacts(database.url, workspaceId);
-    const worker = startWorker(database.url);
-    children.push(worker);
-    const audience = await setUpAudience(setup.api, workspaceId, sink.port, database.url);
+  await runBroadcastBench('broadcast', CONTACTS, async ({ databaseUrl, sink, api, worker, audience }) => {
     announce('broadcast', [RATIO_GOAL, RSS_GOAL], ROUNDS);
     const campaigns: string[] = [];
     const rounds = await alternate(
       ROUNDS,
       async (round) => {
-        const campaignId = await newCampaign(setup.api, audience, round);
+        const campaignId = await newCampaign(api, audience, round);
         campaigns.push(campaignId);
         sink.reset();
         const stopSampling = sampleRss(worker.pid!, args.curve ? () => sink.count() : undefined);
         const activated = now();
-        await setup.api.post(`${audience.base}/campaigns/${campaignId}/activate`, undefined, 200);
-        await awaitSink(sink, CONTACTS, database.url);
+        await api.post(`${audience.base}/campaigns/${campaignId}/activate`, undefined, 200);
+        await awaitSink(sink, CONTACTS, databaseUrl);
         const seconds = (sink.lastAt() - activated) / 1000;
         const rss = stopSampling();
         const statuses = await query(
-          database.url,
+          databaseUrl,
           'select status, count(*)::int as n from messages where campaign_id = $1 group by status order by 1',
           [campaignId],
         );
@@ -279,7 +123,7 @@ async function main() {
       async (round) => {
         if (args['skip-raw']) return null;
         Object.assign(process.env, PRODUCTION_ENV);
-        const rendered = await renderCampaign(database.url, campaigns[round], SENDER);
+        const rendered = await renderCampaign(databaseUrl, campaigns[round], SENDER);
         const seconds = await sendRaw(rendered, sink, SMTP_POOL_CONNECTIONS);
         process.stdout.write(`  round ${round + 1} raw:    ${rate(CONTACTS / seconds, seconds)}\n`);
         return seconds;
@@ -287,12 +131,7 @@ async function main() {
     );
     await stopChild(worker);
     report(rounds);
-  } finally {
-    await Promise.all(children.map(stopChild));
-    await sink.close();
-    await database.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 const rate = (perSecond: number, seconds: number) =>

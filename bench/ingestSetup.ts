@@ -67,6 +67,10 @@ export class Api {
   constructor(base: string) {
     this.base = base;
   }
+  /** The session cookie (name=value), for requests made without this client (a stream). */
+  get sessionCookie(): string {
+    return this.cookie;
+  }
   post(path: string, body: unknown, expected = 201) {
     return this.request('POST', path, body, expected);
   }
