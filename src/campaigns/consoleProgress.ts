@@ -169,7 +169,7 @@ async function progressStream(app: AppContext, hub: ProgressHub, req: Request, r
     if (progress.state === 'finished') end(event('end', 'finished'));
   });
   if (!open) unwatch(); // it ended on the figures the watch had already
-  req.on('close', () => end());
+  res.on('close', () => end()); // the viewer left (or the server ends it)
 }
 
 export function installProgressPages(app: AppContext, router: Router) {
