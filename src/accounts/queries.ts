@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { forgetCachedSessions } from '../http/sessionCache.ts';
 
 export const UserRow = z.object({
   id: z.string(),
@@ -37,6 +38,8 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 }
 
 export async function updateUserProfile(db: Db, id: string, input: { name: string; email: string }) {
+  // GET /api/auth/session answers with the name and email a session cache holds.
+  forgetCachedSessions(id);
   return db.one(sql.type(UserRow)`
     update users set name = ${input.name}, email = ${input.email}, updated_at = now() where id = ${id}
     returning id, name, email, created_at

@@ -1,6 +1,7 @@
 // Password reset links (table password_resets): only the SHA-256 of a link's token is stored.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { forgetCachedSessions } from '../http/sessionCache.ts';
 
 const ResetUser = z.object({ user_id: z.string(), email: z.string() });
 
@@ -51,4 +52,5 @@ export async function deleteSessionsOfUser(db: Db, userId: string, keptSessionId
   await db.query(sql.typeAlias('void')`
     delete from sessions where sess ->> 'userId' = ${userId} ${keep}
   `);
+  forgetCachedSessions(userId);
 }

@@ -14,7 +14,8 @@ export function listen(options: {
   databaseUrl: string;
   channels: readonly string[];
   log: Logger;
-  onNotify: (channel: string) => void;
+  /** The channel and the payload ('' when the NOTIFY carried none). */
+  onNotify: (channel: string, payload: string) => void;
   onConnect: () => void;
   onDisconnect?: () => void;
 }): Listener {
@@ -48,7 +49,7 @@ export function listen(options: {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
-    next.on('notification', (message) => options.onNotify(message.channel));
+    next.on('notification', (message) => options.onNotify(message.channel, message.payload ?? ''));
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next));
     try {

@@ -30,6 +30,7 @@ import { presentsApiKey } from './principal.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import type { RouteDefinition } from './route.ts';
 import { createSessionMiddleware, enforceSessionLifetime } from './session.ts';
+import { startSessionCache } from './sessionCache.ts';
 import { findUnstorableText, NUL_MESSAGE } from './validation.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -105,8 +106,8 @@ function skipsSession(req: Request): boolean {
 /**
  * API requests that only ask who is signed in (every /api route but signing in and out, password
  * changes and the like under /api/auth/, except reading the session) read it when they
- * authenticate, in one query with the membership (session.ts, readSignedIn), without
- * express-session's load and save around the request.
+ * authenticate, from the session cache or in one query with the membership (session.ts,
+ * readSignedIn), without express-session's load and save around the request.
  */
 function readsSessionWhenAuthenticating(req: Request): boolean {
   const path = `${req.baseUrl}${req.path}`.toLowerCase();
@@ -281,6 +282,7 @@ export function createHttpApp(context: AppContext, parts: AppParts) {
   app.use(requestIdAndLog(context));
 
   const sessions = createSessionMiddleware(context.config, context.databaseUrl, context.log);
+  const stopSessionCache = startSessionCache(context.db, context.databaseUrl, context.log);
   app.use(sessionsFor(sessions), enforceSessionLifetime(context.config));
 
   const limits = jsonLimitsOf(context.config);
@@ -306,5 +308,9 @@ export function createHttpApp(context: AppContext, parts: AppParts) {
     sendProblem(res, new NotFoundError('Page', `Nothing at ${req.method} ${req.path}.`), req.id);
   });
   app.use(problemMiddleware(context.log));
-  return { app, close: () => sessions.close() };
+  const close = async () => {
+    await stopSessionCache();
+    await sessions.close();
+  };
+  return { app, close };
 }

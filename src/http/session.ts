@@ -4,9 +4,11 @@
 // minute instead of one per request.
 //
 // express-session writes sessions (sign-in, sign-out, pages). API requests that only need to know
-// who is signed in read the session with `readSignedIn` instead: one indexed query on the query
-// pool that also brings the membership the route asks about, with the same lifetime rules. There
-// is no cache: a signed-out or revoked session is refused by the very next request, in any process.
+// who is signed in read the session with `readSignedIn` instead: from the process's cache
+// (sessionCache.ts, kept right by NOTIFY), else one indexed query on the query pool that also
+// brings the membership the route asks about, with the same lifetime rules. A session signed out or
+// narrowed is refused by the very next request in the process that did it, and in another process
+// as soon as the NOTIFY arrives (milliseconds; decision 0015).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import type { Config } from '../config.ts';
 import { type Db, sql } from '../db/pool.ts';
 import type { Logger } from '../log.ts';
 import { SESSION_COOKIE } from './openapi.ts';
+import { forgetCachedSession, sessionCacheOf } from './sessionCache.ts';
 
 declare module 'express-session' {
   interface SessionData {
@@ -157,6 +160,7 @@ const SignedInRow = z.object({
   user_created_at: z.string(),
   created_at: z.number().nullable(),
   last_seen_at: z.number().nullable(),
+  expires_at: z.number(),
   role: z.enum(['ADMIN', 'MEMBER']).nullable(),
 });
 
@@ -169,8 +173,9 @@ export type SignedIn = {
 
 /**
  * Who the session `sid` signs in, and their role in `workspaceId` (null: not a member, or no
- * workspace asked): one query on the session's primary key and the membership's. A session past
- * its idle or absolute lifetime is ended here, as enforceSessionLifetime ends it for pages.
+ * workspace asked): from this process's cache (sessionCache.ts) when it holds the session and that
+ * role, else one query on the session's primary key and the membership's. A session past its idle
+ * or absolute lifetime is ended here, as enforceSessionLifetime ends it for pages.
  */
 export async function readSignedIn(
   db: Db,
@@ -178,31 +183,57 @@ export async function readSignedIn(
   sid: string,
   workspaceId: string | null,
 ): Promise<SignedIn | null> {
+  const cache = sessionCacheOf(db);
+  const now = Date.now();
+  const cached = cache?.find(sid, now);
+  const cachedRole = workspaceId === null ? null : cached?.roles.get(workspaceId);
+  // Outlived by the cached times: the database decides (a page may have refreshed lastSeenAt).
+  if (cached && cachedRole !== undefined && !outlived(config, cached, now)) {
+    if (now - (cached.lastSeenAt ?? 0) > LAST_SEEN_REFRESH_MS) {
+      await writeLastSeen(db, sid, now);
+      cached.lastSeenAt = now;
+    }
+    return { userId: cached.user.id, role: cachedRole, user: cached.user };
+  }
+  const generation = cache?.generation() ?? 0;
+  const row = await readSignedInRow(db, sid, workspaceId);
+  if (!row) return null;
+  const times = { createdAt: row.created_at ?? undefined, lastSeenAt: row.last_seen_at ?? undefined };
+  if (outlived(config, times, now)) {
+    await db.query(sql.typeAlias('void')`delete from sessions where sid = ${sid}`);
+    cache?.forgetSession(sid);
+    return null;
+  }
+  if (now - (times.lastSeenAt ?? 0) > LAST_SEEN_REFRESH_MS) {
+    await writeLastSeen(db, sid, now);
+    times.lastSeenAt = now;
+  }
+  const user = { id: row.user_id, name: row.name, email: row.email, created_at: row.user_created_at };
+  const role =
+    workspaceId !== null && row.role ? ([workspaceId, row.role] as [string, 'ADMIN' | 'MEMBER']) : null;
+  cache?.store(sid, generation, { user, ...times, expiresAt: row.expires_at }, role);
+  return { userId: row.user_id, role: row.role, user };
+}
+
+function readSignedInRow(db: Db, sid: string, workspaceId: string | null) {
   // Named (parsed and planned once per connection, see src/db/pool.ts): every API request a person
-  // makes runs it.
-  const row = await db.maybeOne(sql.prepared('sessions.signed_in', SignedInRow)`
+  // makes that misses the cache runs it.
+  return db.maybeOne(sql.prepared('sessions.signed_in', SignedInRow)`
     select u.id as user_id, u.name, u.email, u.created_at as user_created_at,
-           (s.sess->>'createdAt')::float8 as created_at, (s.sess->>'lastSeenAt')::float8 as last_seen_at, m.role
+           (s.sess->>'createdAt')::float8 as created_at, (s.sess->>'lastSeenAt')::float8 as last_seen_at,
+           extract(epoch from s.expire::timestamptz)::float8 * 1000 as expires_at, m.role
     from sessions s
     join users u on u.id = s.sess->>'userId'
     left join memberships m on m.workspace_id = ${workspaceId ?? ''} and m.user_id = u.id
     where s.sid = ${sid} and s.expire >= now()
   `);
-  if (!row) return null;
-  const now = Date.now();
-  const times = { createdAt: row.created_at ?? undefined, lastSeenAt: row.last_seen_at ?? undefined };
-  if (outlived(config, times, now)) {
-    await db.query(sql.typeAlias('void')`delete from sessions where sid = ${sid}`);
-    return null;
-  }
-  if (now - (times.lastSeenAt ?? 0) > LAST_SEEN_REFRESH_MS) {
-    await db.query(sql.typeAlias('void')`
-      update sessions set sess = jsonb_set(sess::jsonb, '{lastSeenAt}', to_jsonb(${now}::bigint))::json
-      where sid = ${sid}
-    `);
-  }
-  const user = { id: row.user_id, name: row.name, email: row.email, created_at: row.user_created_at };
-  return { userId: row.user_id, role: row.role, user };
+}
+
+async function writeLastSeen(db: Db, sid: string, now: number): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    update sessions set sess = jsonb_set(sess::jsonb, '{lastSeenAt}', to_jsonb(${now}::bigint))::json
+    where sid = ${sid}
+  `);
 }
 
 /** Starts a fresh session for the user (a new id, so a planted session id cannot be reused). */
@@ -222,6 +253,11 @@ export function signInSession(req: Request, userId: string): Promise<void> {
 export function signOutSession(req: Request): Promise<void> {
   return new Promise((resolve, reject) => {
     if (!req.session) return resolve();
-    req.session.destroy((error) => (error ? reject(error) : resolve()));
+    const sid = req.sessionID;
+    req.session.destroy((error) => {
+      // Forgotten here before the answer; other processes hear of the deleted row (sql/0059).
+      forgetCachedSession(sid);
+      return error ? reject(error) : resolve();
+    });
   });
 }

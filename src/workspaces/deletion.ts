@@ -5,6 +5,7 @@
 // added later with a workspace_id column is deleted too without anyone remembering this file.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { forgetCachedSessions } from '../http/sessionCache.ts';
 
 const TableRow = z.object({ table_name: z.string() });
 const EdgeRow = z.object({ child: z.string(), parent: z.string() });
@@ -62,4 +63,6 @@ export async function deleteWorkspaceRows(tx: Db, workspaceId: string): Promise<
     `);
   }
   await tx.query(sql.typeAlias('void')`delete from workspaces where id = ${workspaceId}`);
+  // Its memberships went by cascade: every member's cached roles go with them.
+  forgetCachedSessions();
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
+import { forgetCachedSessions } from '../http/sessionCache.ts';
 
 export const WorkspaceWithRoleRow = z.object({
   id: z.string(),
@@ -84,12 +85,14 @@ export async function insertMember(db: Db, workspaceId: string, userId: string, 
 }
 
 export async function updateMemberRole(db: Db, workspaceId: string, userId: string, role: string) {
+  forgetCachedSessions(userId);
   await db.query(sql.typeAlias('void')`
     update memberships set role = ${role} where workspace_id = ${workspaceId} and user_id = ${userId}
   `);
 }
 
 export async function deleteMember(db: Db, workspaceId: string, userId: string) {
+  forgetCachedSessions(userId);
   await db.query(sql.typeAlias('void')`
     delete from memberships where workspace_id = ${workspaceId} and user_id = ${userId}
   `);
