@@ -11,7 +11,7 @@
 // ago works at once, and guessing cannot fill memory.
 
 import type { AppContext } from '../core/context.ts';
-import { type Listener, listen } from '../db/listener.ts';
+import { type Listener, subscribe } from '../db/listener.ts';
 import type { Db } from '../db/pool.ts';
 import { type ApiKeyRow, findLiveApiKeyByHash } from './queries.ts';
 
@@ -28,7 +28,7 @@ class ApiKeyCache {
   private readonly listener: Listener;
 
   constructor(context: AppContext) {
-    this.listener = listen({
+    this.listener = subscribe({
       name: 'api key cache',
       databaseUrl: context.databaseUrl,
       channels: [API_KEYS_CHANNEL],

@@ -2,7 +2,8 @@
 // hand connections back, so LISTEN needs its own client; it reconnects after a second when the
 // connection drops. `onConnect` runs once the channels are listened to (the caller catches up on
 // what it may have missed); `onDisconnect` when the connection is lost (notifications may be
-// missed from then on).
+// missed from then on). `subscribe` shares one such connection between the subscribers of a
+// process on the same database (the web process's API-key and session caches).
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 
@@ -78,4 +79,87 @@ export function listen(options: {
       await open?.end().catch(() => {});
     },
   };
+}
+
+type Subscriber = {
+  channels: readonly string[];
+  onNotify: (channel: string, payload: string) => void;
+  onConnect: () => void;
+  onDisconnect?: () => void;
+};
+
+/** One LISTEN connection per database for the subscribers of a process (see `subscribe`). */
+class SharedListener {
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly channels = new Set<string>();
+  private listener: Listener | null = null;
+  private connected = false;
+
+  private readonly databaseUrl: string;
+  private readonly log: Logger;
+
+  constructor(databaseUrl: string, log: Logger) {
+    this.databaseUrl = databaseUrl;
+    this.log = log;
+  }
+
+  add(subscriber: Subscriber): void {
+    this.subscribers.add(subscriber);
+    const known = this.channels.size;
+    for (const channel of subscriber.channels) this.channels.add(channel);
+    if (this.listener && this.channels.size === known) {
+      if (this.connected) subscriber.onConnect();
+      return;
+    }
+    // A channel more: listen anew on all of them (everyone hears a disconnect, then a connect).
+    void this.listener?.close();
+    this.listener = listen({
+      name: `notifications (${[...this.channels].join(', ')})`,
+      databaseUrl: this.databaseUrl,
+      channels: [...this.channels],
+      log: this.log,
+      onNotify: (channel, payload) => {
+        for (const each of this.subscribers)
+          if (each.channels.includes(channel)) each.onNotify(channel, payload);
+      },
+      onConnect: () => {
+        this.connected = true;
+        for (const each of this.subscribers) each.onConnect();
+      },
+      onDisconnect: () => {
+        this.connected = false;
+        for (const each of this.subscribers) each.onDisconnect?.();
+      },
+    });
+  }
+
+  /** Removes the subscriber; the last one closes the connection (a later subscriber opens anew). */
+  async remove(subscriber: Subscriber): Promise<void> {
+    if (!this.subscribers.delete(subscriber)) return;
+    subscriber.onDisconnect?.();
+    if (this.subscribers.size > 0) return;
+    if (shared.get(this.databaseUrl) === this) shared.delete(this.databaseUrl);
+    const listener = this.listener;
+    this.listener = null;
+    this.connected = false;
+    await listener?.close();
+  }
+}
+
+const shared = new Map<string, SharedListener>();
+
+/**
+ * Like `listen`, but every subscriber of this process on the same database shares one connection
+ * (the web process's caches: a LISTEN connection each would hold one more per cache).
+ */
+export function subscribe(options: Parameters<typeof listen>[0]): Listener {
+  let hub = shared.get(options.databaseUrl);
+  if (!hub) {
+    hub = new SharedListener(options.databaseUrl, options.log);
+    shared.set(options.databaseUrl, hub);
+  }
+  const subscriber: Subscriber = { ...options };
+  hub.add(subscriber);
+  const joined = hub;
+  return { close: () => joined.remove(subscriber) };
 }

@@ -13,7 +13,7 @@
 // and absent memberships are never cached: a new session or membership works at once, and
 // guessing cannot fill memory. The lifetime rules are checked on every hit (session.ts).
 import { afterCommit } from '../db/afterCommit.ts';
-import { type Listener, listen } from '../db/listener.ts';
+import { type Listener, subscribe } from '../db/listener.ts';
 import type { Db } from '../db/pool.ts';
 import type { Logger } from '../log.ts';
 
@@ -42,7 +42,7 @@ export class SessionCache {
   private readonly listener: Listener;
 
   constructor(databaseUrl: string, log: Logger) {
-    this.listener = listen({
+    this.listener = subscribe({
       name: 'session cache',
       databaseUrl,
       channels: [SESSIONS_CHANNEL],
@@ -79,10 +79,12 @@ export class SessionCache {
     if (!this.listening || generation !== this.generationCount) return;
     const now = Date.now();
     const current = this.entries.get(sid);
-    const roles = current && now - current.cachedAt < ENTRY_TTL_MS ? current.roles : new Map<string, Role>();
+    // A fresh entry gains the role (its age is kept: the TTL counts from the first read).
+    const fresh = current && now - current.cachedAt < ENTRY_TTL_MS ? current : undefined;
+    const roles = fresh?.roles ?? new Map<string, Role>();
     if (role) roles.set(role[0], role[1]);
     if (!current && this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(sid, { ...session, roles, cachedAt: current?.cachedAt ?? now });
+    this.entries.set(sid, { ...session, roles, cachedAt: fresh?.cachedAt ?? now });
   }
 
   /** Forgets one session (ended here). */
