@@ -32,6 +32,7 @@ import { lastUtcDays } from '../core/days.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
 import { installBuilder } from './builderPage.ts';
+import { installAudiencePage } from './consoleAudience.ts';
 import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
 import {
   dailyFiguresOf,
@@ -218,7 +219,9 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
   const progress =
     campaign.trigger.type === 'broadcast' && campaign.activatedAt
       ? [html`<a class="button" href="${base}/progress">Sending progress</a>`]
-      : [];
+      : campaign.trigger.type === 'broadcast' && campaign.status === 'draft'
+        ? [html`<a class="button" href="${base}/audience">Audience</a>`]
+        : [];
   sendPage(res, {
     title: campaign.name,
     section: 'campaigns',
@@ -411,16 +414,17 @@ async function editPage(app: AppContext, req: Request, res: Response) {
 
 // ---- Lifecycle: a page that says what will happen, then the form ----
 
-type Outlook = { report: Report; names: Map<string, string>; audience: number | null };
+type Outlook = { report: Report; names: Map<string, string>; audience: number | null; path: string };
 
 function consequences(transition: Transition, campaign: Campaign, outlook: Outlook): SafeHtml {
-  const { report, names, audience } = outlook;
+  const { report, names, audience, path } = outlook;
   const inFlow = formatNumber(report.enrollments.active);
   switch (transition) {
     case 'activate':
       if (campaign.status === 'paused') return consequences('resume', campaign, outlook);
       return campaign.trigger.type === 'broadcast'
-        ? html`<p>The ${formatNumber(audience ?? 0)} members of the segment “${names.get(campaign.trigger.segmentId) ?? campaign.trigger.segmentId}” (as of now) are enrolled ${campaign.trigger.sendAt ? html`at ${time(campaign.trigger.sendAt)}` : 'now'}, and each goes through the steps (a send step’s message to someone unsubscribed or without an address on its channel is suppressed, not sent). After activation only the name and tracking can change.</p>`
+        ? html`<p>The ${formatNumber(audience ?? 0)} members of the segment “${names.get(campaign.trigger.segmentId) ?? campaign.trigger.segmentId}” (as of now) are enrolled ${campaign.trigger.sendAt ? html`at ${time(campaign.trigger.sendAt)}` : 'now'}, and each goes through the steps (a send step’s message to someone unsubscribed or without an address on its channel is suppressed, not sent). After activation only the name and tracking can change.</p>
+<p><a href="${path}/audience">See exactly how many it will reach, and why the others will not</a> (counted now: it can take a few seconds for a large segment).</p>`
         : html`<p>The trigger starts enrolling contacts from now on (${triggerWords(campaign.trigger, names)}); contacts who matched before are not enrolled. After activation only the name and tracking can change.</p>`;
     case 'pause':
       return html`<p>The trigger stops enrolling. The ${inFlow} people in the flow stay where they are: each is held before its next step, and nothing more is sent to them until the campaign is resumed. Messages already queued still go.</p>`;
@@ -456,7 +460,7 @@ async function confirmPage(app: AppContext, req: Request, res: Response, transit
       { label: 'Campaigns', href: `${workspacePath(res)}/campaigns` },
       { label: campaign.name, href: path },
     ],
-    body: html`${consequences(transition, campaign, { report, names, audience })}
+    body: html`${consequences(transition, campaign, { report, names, audience, path })}
 <p>${postForm(res, {
       action: `${path}/${transition}`,
       label: TRANSITION_LABELS[transition],
@@ -488,6 +492,7 @@ function install(app: AppContext, router: Router) {
   const form = consoleForm();
   installTemplateEditor(app, router);
   installBuilder(app, router);
+  installAudiencePage(app, router);
   router.get('/campaigns', (_req, res) => listPage(app, res));
   router.get('/campaigns/new', (_req, res) =>
     sendEditor(res, { campaign: null, json: JSON.stringify(STARTER, null, 2), errors: [] }),

@@ -1,0 +1,93 @@
+// A broadcast's audience in the console (…/campaigns/{id}/audience): the API's dry run as a page —
+// how many it will reach, each reason the others will not with its count and sample — linked from
+// the draft's page and its activate confirmation; readable by a member, another workspace's 404.
+import { expect } from 'chai';
+import { suiteSink } from '../messages/support.ts';
+import { consolePage, expectInert } from '../support/console.ts';
+import { eventually, workspaceWithAdmin } from '../support/factories.ts';
+import { memberOf } from '../support/helpers.ts';
+import { createCampaign, emailChannel } from './support.ts';
+
+const HOSTILE = '"><img src=x onerror=alert(1)>@x.test';
+
+describe('campaigns console: a broadcast audience before sending', () => {
+  const sink = suiteSink();
+
+  it('shows whom it will reach and why the others will not, linked from the draft and its confirmation', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const base = `/api/workspaces/${workspaceId}`;
+    await emailChannel(client, base, sink.port);
+    const gold = { tier: 'gold' };
+    for (const email of ['one@audience.test', 'two@audience.test'])
+      expect((await client.post(`${base}/contacts`, { email, attributes: gold })).status).to.equal(201);
+    expect(
+      (await client.post(`${base}/contacts`, { phone: '+33612345678', attributes: gold })).status,
+    ).to.equal(201);
+    const unsubscribed = await client.post(`${base}/contacts`, {
+      email: 'unsub@audience.test',
+      attributes: gold,
+    });
+    const put = await client.put(`${base}/contacts/${unsubscribed.body.id}/subscriptions`, {
+      subscriptions: [{ channel: 'email', status: 'unsubscribed' }],
+    });
+    expect(put.status, put.text).to.equal(200);
+    const segment = await client.post(`${base}/segments`, {
+      name: 'Gold',
+      rules: { attribute: 'tier', op: 'eq', value: 'gold' },
+    });
+    await eventually(
+      async () => (await client.get(`${base}/segments/${segment.body.id}`)).body.status === 'ready',
+    );
+    const campaign = await createCampaign(client, base, {
+      name: 'Gold news',
+      trigger: { type: 'broadcast', segmentId: segment.body.id },
+      steps: [{ type: 'send', channel: 'email', subject: 'News', body: '<p>News</p>' }],
+    });
+    const path = `/app/${workspaceId}/campaigns/${campaign.id}`;
+
+    expect((await consolePage(client, path)).text).to.contain(`href="${path}/audience"`);
+    expect((await consolePage(client, `${path}/activate`)).text).to.contain(`href="${path}/audience"`);
+    const api = (await client.get(`${base}/campaigns/${campaign.id}/audience`)).body;
+    expect(api.reached).to.equal(2);
+    const page = (await consolePage(client, `${path}/audience`)).text;
+    const main = page.slice(page.indexOf('<main'));
+    expect(main).to.match(/It will reach<\/dt>\s*<dd><strong>2<\/strong> \(50\.0 %\)/);
+    const row = (words: string) =>
+      main.slice(main.indexOf(words), main.indexOf('</tr>', main.indexOf(words)));
+    expect(row('No address on the channel')).to.contain('>1<');
+    expect(row('Unsubscribed from the channel')).to.contain('>1<').and.contain('unsub@audience.test');
+    expect(row('A hard bounce')).to.contain('>0<');
+
+    // A member reads it as the API lets a member read the audience; another workspace does not.
+    const member = await memberOf(client, workspaceId, 'MEMBER');
+    await consolePage(member.client, `${path}/audience`);
+    const other = await workspaceWithAdmin();
+    await consolePage(other.client, `${path}/audience`, 404);
+  });
+
+  it('says why when there is no audience to count, and keeps hostile addresses inert', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const base = `/api/workspaces/${workspaceId}`;
+    const triggered = await createCampaign(client, base, { name: 'On signup' });
+    await consolePage(client, `/app/${workspaceId}/campaigns/${triggered.id}/audience`, 409);
+
+    expect(
+      (await client.post(`${base}/contacts`, { anonymousId: 'a1', attributes: { note: HOSTILE } })).status,
+    ).to.equal(201);
+    const segment = await client.post(`${base}/segments`, {
+      name: HOSTILE,
+      rules: { attribute: 'note', op: 'eq', value: HOSTILE },
+    });
+    await eventually(
+      async () => (await client.get(`${base}/segments/${segment.body.id}`)).body.status === 'ready',
+    );
+    const campaign = await createCampaign(client, base, {
+      name: HOSTILE,
+      trigger: { type: 'broadcast', segmentId: segment.body.id },
+      steps: [{ type: 'send', channel: 'email', subject: 'News', body: '<p>News</p>' }],
+    });
+    const page = await consolePage(client, `/app/${workspaceId}/campaigns/${campaign.id}/audience`);
+    expectInert(page.text, 'audience page');
+    expect(page.text).to.contain('No address on the channel');
+  });
+});
