@@ -13,7 +13,7 @@
 // - paced: BENCH_EVENTS events at BENCH_RATE events/s, in transactions of 10; the latency from
 //   each event's commit to its receipt (p50/p99) is the number that matters for users.
 // BENCH_ONLY=burst runs bursts alone (for `node --cpu-prof bench/webhooks.ts`).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,9 +25,11 @@ import {
   benchRounds,
   type Goal,
   goalLine,
+  median,
   pairedRatios,
   ratioGoal,
 } from './support/goals.ts';
+import { markWork, postmasterPid, type Work, workSince } from './support/work.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -42,6 +44,18 @@ const PACED_GOAL: Goal = {
   unit: ' ms',
   digits: 0,
 };
+// BENCH_EXPLAIN=file: PostgreSQL logs the plan, with row counts, timings and triggers (foreign-key
+// checks), of every statement slower than 20 ms into that file (auto_explain).
+const EXPLAIN_LOG = process.env.BENCH_EXPLAIN;
+const explainSettings = EXPLAIN_LOG
+  ? [
+      'session_preload_libraries=auto_explain',
+      'auto_explain.log_min_duration=20',
+      'auto_explain.log_analyze=on',
+      'auto_explain.log_triggers=on',
+      'auto_explain.log_buffers=on',
+    ]
+  : [];
 const now = () => performance.timeOrigin + performance.now();
 
 // ---- receiver (worker thread): answers 200 and reports (n, arrival) once `expect` are in ----
@@ -50,6 +64,7 @@ function runReceiver() {
   let expected = 0;
   let ns: number[] = [];
   let times: number[] = [];
+  let cpuAtStart = process.threadCpuUsage();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -58,12 +73,17 @@ function runReceiver() {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       ns.push(JSON.parse(Buffer.concat(chunks).toString()).data.n);
       times.push(at);
-      if (ns.length === expected) parentPort?.postMessage({ ns, times });
+      if (ns.length === expected) {
+        // This thread's CPU, so the main thread's figure can leave the receiver's work out.
+        const cpu = process.threadCpuUsage(cpuAtStart);
+        parentPort?.postMessage({ ns, times, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+      }
     });
   });
   server.keepAliveTimeout = 60_000;
   parentPort?.on('message', (message: { expect: number }) => {
     expected = message.expect;
+    cpuAtStart = process.threadCpuUsage();
     ns = [];
     times = [];
   });
@@ -74,7 +94,7 @@ function runReceiver() {
 
 // ---- main thread ----
 
-type Receipts = { ns: number[]; times: number[] };
+type Receipts = { ns: number[]; times: number[]; cpuSeconds: number };
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -126,9 +146,24 @@ async function setUp(service: Service) {
   const { freePort, startEmbeddedDatabase } = service.embedded;
   const database = process.env.BENCH_DATABASE_URL
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+    : await startEmbeddedDatabase({
+        dataDir,
+        port: await freePort(),
+        persistent: false,
+        settings: [
+          'shared_preload_libraries=pg_stat_statements',
+          'pg_stat_statements.track=all',
+          ...explainSettings,
+        ],
+        ...(EXPLAIN_LOG ? { log: (line: string) => appendFileSync(EXPLAIN_LOG, `${line}\n`) } : {}),
+      });
   await service.runtime.migrateAll(database.url, service.config());
   const context = await service.runtime.createContext(service.config(), database.url, 'worker');
+  const statementsCounted = await context.db
+    .query(service.sql.unsafe`create extension if not exists pg_stat_statements`)
+    .then(() => true)
+    .catch(() => false);
+  const postmaster = process.env.BENCH_DATABASE_URL ? null : postmasterPid(path.join(dataDir, 'pg'));
   const receiver = await startReceiver();
   const url = `http://127.0.0.1:${receiver.port}/hooks`;
   const workspaceId = `ws_bench_${Date.now()}`;
@@ -147,7 +182,7 @@ async function setUp(service: Service) {
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { service, context, receiver, url, workspaceId, tearDown };
+  return { service, context, receiver, url, workspaceId, tearDown, postmaster, statementsCounted };
 }
 
 function event(bench: Bench, n: number) {
@@ -165,18 +200,42 @@ async function settled(bench: Bench) {
     await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-/** EVENTS events committed at once; latency from that commit to each receipt. */
+type Statement = { calls: number; ms: number; query: string; toplevel: boolean };
+
+/**
+ * What pg_stat_statements counted since its last reset, the bench's own queries left out. Nested
+ * statements (foreign-key checks, which run as queries of their own) are listed too, not summed.
+ */
+async function statements(bench: Bench, reset: boolean): Promise<Statement[]> {
+  if (!bench.statementsCounted) return [];
+  const { sql } = bench.service;
+  const rows = await bench.context.db.any(sql.unsafe`
+    select calls::int as calls, total_exec_time as ms, toplevel,
+      regexp_replace(query, '[[:space:]]+', ' ', 'g') as query
+    from pg_stat_statements
+    where query not ilike '%pg_stat_statements%' and query not ilike 'select count(*)::int from webhook_attempts%'
+    order by total_exec_time desc`);
+  if (reset) await bench.context.db.query(sql.unsafe`select pg_stat_statements_reset()`);
+  return rows as unknown as Statement[];
+}
+
+/** EVENTS events committed at once; latency from that commit to each receipt, and the work after it. */
 async function burst(bench: Bench): Promise<Run> {
   const done = bench.receiver.collect(EVENTS * 2);
   const started = now();
   const events = Array.from({ length: EVENTS }, (_, n) => event(bench, n));
   await bench.context.db.transaction((tx) => bench.service.emitMany(tx, events));
+  await statements(bench, true);
   const committed = now();
+  const mark = markWork(bench.postmaster);
   const receipts = await done;
   await settled(bench);
+  const work = workSince(mark, bench.postmaster);
   return {
     seconds: (Math.max(...receipts.times) - started) / 1000,
     latency: receipts.times.map((at) => at - committed),
+    work: { ...work, processSeconds: work.processSeconds - receipts.cpuSeconds },
+    statements: await statements(bench, false),
   };
 }
 
@@ -192,6 +251,7 @@ async function baseline(bench: Bench): Promise<Run> {
   );
   const latency: number[] = [];
   let next = 0;
+  const mark = markWork(bench.postmaster);
   const loop = async () => {
     while (next < bodies.length) {
       const body = bodies[next++];
@@ -207,8 +267,13 @@ async function baseline(bench: Bench): Promise<Run> {
   };
   const started = now();
   await Promise.all(Array.from({ length: bench.context.config.WEBHOOK_CONCURRENCY }, loop));
-  await done;
-  return { seconds: (now() - started) / 1000, latency };
+  const receipts = await done;
+  const work = workSince(mark, bench.postmaster);
+  return {
+    seconds: (now() - started) / 1000,
+    latency,
+    work: { ...work, processSeconds: work.processSeconds - receipts.cpuSeconds },
+  };
 }
 
 /** RATE events/s in transactions of PACED_BATCH; latency from each one's commit to its receipt. */
@@ -247,17 +312,84 @@ async function main() {
           ? `, fetch ${rate(baseline).toFixed(0)}/s, ratio ${(rate(ours.burst) / rate(baseline)).toFixed(2)}`
           : '') +
         (ours.paced ? `, paced p99 ${percentile(ours.paced.latency, 0.99).toFixed(1)} ms` : '');
-      process.stdout.write(`${line}\n`);
+      const work = [`    burst: ${workLine(ours.burst)}`];
+      if (baseline?.work) work.push(`    fetch: ${workLine(baseline)}`);
+      process.stdout.write(`${line}\n${work.join('\n')}\n`);
     },
   );
   await bench.tearDown();
   report(bench.context.config.WEBHOOK_CONCURRENCY, results);
 }
 
-type Run = { seconds: number; latency: number[] };
+type Run = { seconds: number; latency: number[]; work?: Work; statements?: Statement[] };
+
+/** Microseconds of CPU per delivery, the statements and the idle share, for one line. */
+function workLine(run: Run): string {
+  if (!run.work) return '';
+  const perDelivery = (seconds: number) => ((seconds * 1e6) / (EVENTS * 2)).toFixed(0);
+  const parts = [
+    `worker ${perDelivery(run.work.processSeconds)} µs`,
+    `PostgreSQL ${perDelivery(run.work.postgresSeconds)} µs CPU/delivery`,
+  ];
+  if (run.statements && run.statements.length > 0) {
+    const calls = topLevel(run.statements, 'calls');
+    const ms = topLevel(run.statements, 'ms');
+    parts.push(
+      `${(calls / (EVENTS * 2)).toFixed(3)} statements`,
+      `${((ms * 1000) / (EVENTS * 2)).toFixed(0)} µs executing/delivery`,
+    );
+  }
+  parts.push(`event loop idle ${(run.work.idleShare * 100).toFixed(0)} %`);
+  return parts.join(', ');
+}
+
+/** A sum over the statements the client sent (the nested ones' time is inside theirs). */
+function topLevel(rows: readonly Statement[], figure: 'calls' | 'ms'): number {
+  return rows.reduce((sum, row) => sum + (row.toplevel ? row[figure] : 0), 0);
+}
+
+/** The statements that took the most execution time, with their share and calls per delivery. */
+function statementLines(run: Run): string[] {
+  const rows = run.statements ?? [];
+  const total = topLevel(rows, 'ms');
+  return rows
+    .slice(0, 10)
+    .map(
+      (row) =>
+        `    ${((row.ms / total) * 100).toFixed(0).padStart(3)} %  ${(row.calls / (EVENTS * 2)).toFixed(4)} calls/delivery  ${row.toplevel ? '' : '(nested) '}${row.query.slice(0, 110)}`,
+    );
+}
 
 const rate = (run: Run) => (EVENTS * 2) / run.seconds;
 const middle = (runs: Run[]) => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
+
+/** The median over the rounds of each per-delivery work figure. */
+function medianWork(runs: Run[]): string {
+  const works = runs.flatMap((run) => (run.work ? [run.work] : []));
+  if (works.length === 0) return '';
+  const mid = (values: number[]) => median(values);
+  const statementRuns = runs.filter((run) => run.statements && run.statements.length > 0);
+  return `(median of ${works.length}) ${workLine({
+    seconds: 0,
+    latency: [],
+    work: {
+      processSeconds: mid(works.map((work) => work.processSeconds)),
+      postgresSeconds: mid(works.map((work) => work.postgresSeconds)),
+      idleShare: mid(works.map((work) => work.idleShare)),
+    },
+    statements:
+      statementRuns.length > 0
+        ? [
+            {
+              calls: mid(statementRuns.map((run) => topLevel(run.statements!, 'calls'))),
+              ms: mid(statementRuns.map((run) => topLevel(run.statements!, 'ms'))),
+              query: '',
+              toplevel: true,
+            },
+          ]
+        : [],
+  })}`;
+}
 
 function report(
   concurrency: number,
@@ -273,6 +405,9 @@ function report(
     `webhooks: ${EVENTS} events × 2 endpoints = ${EVENTS * 2} deliveries, concurrency ${concurrency}, local receiver` +
       ` (the median round of ${ROUNDS})`,
     `  burst      ${rate(middle(bursts)).toFixed(0).padStart(6)} deliveries/s (${middle(bursts).seconds.toFixed(2)} s)  commit→receipt ${spread(middle(bursts))}`,
+    `  work       ${medianWork(bursts)}`,
+    '  statements of the median round, by execution time:',
+    ...statementLines(middle(bursts)),
   ];
   if (baselines.length > 0)
     lines.push(

@@ -26,6 +26,8 @@ export type EmbeddedOptions = {
   port: number;
   persistent?: boolean;
   log?: (message: string) => void;
+  /** More server settings, `name=value` (benches: shared_preload_libraries=pg_stat_statements). */
+  settings?: readonly string[];
 };
 
 function urlFor(port: number, database = DATABASE): string {
@@ -224,7 +226,14 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     authMethod: 'scram-sha-256',
     persistent: options.persistent ?? true,
     initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    postgresFlags: [
+      ...[
+        'listen_addresses=127.0.0.1',
+        'max_connections=200',
+        'fsync=on',
+        ...(options.settings ?? []),
+      ].flatMap((setting) => ['-c', setting]),
+    ],
     createPostgresUser: process.getuid?.() === 0,
     onLog: log,
     onError: (message) => log(String(message)),
