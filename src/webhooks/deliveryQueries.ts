@@ -103,12 +103,20 @@ export type InboundDeliveryRow = {
 };
 
 export async function insertInboundDelivery(db: Db, row: InboundDeliveryRow): Promise<void> {
+  // The endpoint is locked against deletion in the same statement: no foreign key checks it. A
+  // receipt for an endpoint deleted meanwhile is not recorded (its sender got its answer).
   await db.query(sql.typeAlias('void')`
+    with target as (
+      select workspace_id, id from webhook_endpoints
+      where workspace_id = ${row.workspaceId} and id = ${row.endpointId}
+      for key share
+    )
     insert into webhook_deliveries (workspace_id, id, endpoint_id, direction, event, attempt, url,
       response_status, response_body, duration_ms, error, success, idempotency_key, body_digest, request_bytes)
-    values (${row.workspaceId}, ${row.id}, ${row.endpointId}, 'INBOUND', ${row.event}, 1, ${row.url},
-      ${row.responseStatus}, ${row.responseBody}, ${row.durationMs}, ${row.error}, ${row.success},
-      ${row.idempotencyKey}, ${row.bodyDigest ?? null}, ${row.requestBytes ?? null})
+    select workspace_id, ${row.id}, id, 'INBOUND', ${row.event}, 1, ${row.url},
+      ${row.responseStatus}::int, ${row.responseBody}, ${row.durationMs}::int, ${row.error}, ${row.success}::boolean,
+      ${row.idempotencyKey}, ${row.bodyDigest ?? null}, ${row.requestBytes ?? null}::int
+    from target
   `);
 }
 

@@ -47,6 +47,11 @@ const TargetRow = z
   }));
 export type TargetRow = z.infer<typeof TargetRow>;
 
+/**
+ * The endpoints events may go to, locked against deletion (`for key share`, which updates of their
+ * settings do not wait for) until the fan-out commits: once per endpoint and batch, what a foreign
+ * key would check once per message inserted.
+ */
 export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly string[]) {
   return tx.any(sql.type(TargetRow)`
     select e.id, e.workspace_id, e.events, e.url, ${microseconds('e.receives_since')} as receives_since_us,
@@ -54,6 +59,7 @@ export async function findActiveOutboundEndpoints(tx: Tx, workspaceIds: readonly
     from webhook_endpoints e
     where e.workspace_id = any(${sql.array(workspaceIds as string[], 'text')})
       and e.active and e.direction = 'OUTBOUND'
+    for key share of e
   `);
 }
 

@@ -1,7 +1,7 @@
 // SQL for webhook endpoints. Every query but the inbound lookup filters by workspace first; the
 // inbound URL carries only the endpoint id, which is global and unguessable (a ULID).
 import { z } from 'zod';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, sql, type Tx } from '../db/pool.ts';
 import type { StoredSecret } from '../secrets/index.ts';
 import { StoredSigningSecret } from './signingSecrets.ts';
 
@@ -121,11 +121,25 @@ export async function updateEndpoint(
   `);
 }
 
-export async function deleteEndpoint(db: Db, workspaceId: string, endpointId: string): Promise<boolean> {
-  const result = await db.query(sql.typeAlias('id')`
+/**
+ * Deletes an endpoint with its messages (their queued attempts cascade) and delivery records. In
+ * that order and as separate statements, each with a snapshot taken after the one before: the
+ * endpoint's delete waits for a fan-out holding it (`for key share`), so the messages that fan-out
+ * wrote are visible to the next statement; deleting the messages waits for attempts a recording
+ * holds, so the delivery records it wrote are visible to the last. Run inside a transaction.
+ */
+export async function deleteEndpoint(tx: Tx, workspaceId: string, endpointId: string): Promise<boolean> {
+  const result = await tx.query(sql.typeAlias('id')`
     delete from webhook_endpoints where workspace_id = ${workspaceId} and id = ${endpointId} returning id
   `);
-  return result.rowCount === 1;
+  if (result.rowCount === 0) return false;
+  await tx.query(sql.typeAlias('void')`
+    delete from webhook_messages where workspace_id = ${workspaceId} and endpoint_id = ${endpointId}
+  `);
+  await tx.query(sql.typeAlias('void')`
+    delete from webhook_deliveries where workspace_id = ${workspaceId} and endpoint_id = ${endpointId}
+  `);
+  return true;
 }
 
 /** The current secret becomes the previous one, which keeps signing for `graceSeconds`. */

@@ -46,8 +46,14 @@ export async function insertMessage(
   db: Db,
   message: { id: string; workspaceId: string; endpointId: string; event: string; body: string },
 ): Promise<void> {
+  // The endpoint is locked against deletion in the same statement: no foreign key checks it.
   await db.query(sql.typeAlias('void')`
+    with target as (
+      select workspace_id, id from webhook_endpoints
+      where workspace_id = ${message.workspaceId} and id = ${message.endpointId}
+      for key share
+    )
     insert into webhook_messages (workspace_id, id, endpoint_id, event, body)
-    values (${message.workspaceId}, ${message.id}, ${message.endpointId}, ${message.event}, ${message.body})
+    select workspace_id, ${message.id}, id, ${message.event}, ${message.body} from target
   `);
 }

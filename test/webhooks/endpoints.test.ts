@@ -1,10 +1,13 @@
 // Webhook endpoint management: create (secret once), list with counts, update, rotate, delete
 // with its deliveries; validation; who may do what; the event types in the OpenAPI document.
 import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../src/db/pool.ts';
 import { EVENT_TYPES as OUTGOING_EVENT_TYPES } from '../../src/webhooks/eventSchemas.ts';
 import { Client } from '../support/client.ts';
 import { expectProblem, keyClient, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
+import { server } from '../support/server.ts';
 import { createContact, createEndpoint, startReceiver, waitForDeliveries, webhooksPath } from './support.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -95,6 +98,12 @@ describe('webhook endpoints', () => {
         expect(deleted.status).to.equal(204);
         const after = await client.get(`${webhooksPath(workspaceId)}/deliveries?endpointId=${endpoint.id}`);
         expect(after.body.total).to.equal(0);
+        // No foreign key cascades these any more (sql/0058): nothing of the endpoint may stay behind.
+        const left = await server().context.db.oneFirst(sql.type(z.object({ rows: z.number() }))`
+          select (select count(*) from webhook_messages where endpoint_id = ${endpoint.id})
+               + (select count(*) from webhook_attempts where endpoint_id = ${endpoint.id})
+               + (select count(*) from webhook_deliveries where endpoint_id = ${endpoint.id}) as rows`);
+        expect(left).to.equal(0);
         expectProblem(await client.delete(`${webhooksPath(workspaceId)}/${endpoint.id}`), 404);
       } finally {
         await receiver.close();
