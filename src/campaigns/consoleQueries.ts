@@ -34,14 +34,16 @@ const CampaignEnrollmentCounts = z.object({
   completed: z.number(),
 });
 
-/** Enrolled, active and completed per campaign of the list, in one grouped statement. */
+/**
+ * Enrolled, active and completed per campaign of the list, in one grouped statement over the
+ * counters kept as enrollments change (sql/0060).
+ */
 export async function enrollmentCountsOf(db: Db, workspaceId: string, campaignIds: readonly string[]) {
   if (campaignIds.length === 0) return [];
   return db.any(sql.type(CampaignEnrollmentCounts)`
-    select campaign_id, count(*)::int as enrolled,
-      count(*) filter (where status = 'active')::int as active,
-      count(*) filter (where status in ('completed', 'converted'))::int as completed
-    from enrollments
+    select campaign_id, sum(enrolled)::int as enrolled, sum(active)::int as active,
+      sum(completed + converted)::int as completed
+    from campaign_enrollment_counts
     where workspace_id = ${workspaceId} and campaign_id = any(${sql.array([...campaignIds], 'text')})
     group by campaign_id
   `);
@@ -57,7 +59,8 @@ const DailyFigure = z.object({
 
 /**
  * Per campaign and UTC day since `since`: messages sent, and messages a person opened or clicked
- * that day (hits the worker classified as human). One statement for every campaign of the page.
+ * that day (hits the worker classified as human). Read from the counters the database keeps as
+ * messages and hits change (sql/0060), one row per writer: the sum is exact in the snapshot.
  */
 export async function dailyFiguresOf(
   db: Db,
@@ -66,27 +69,13 @@ export async function dailyFiguresOf(
   since: string,
 ) {
   if (campaignIds.length === 0) return [];
-  const ids = sql.array([...campaignIds], 'text');
   return db.any(sql.type(DailyFigure)`
     select campaign_id, day::text, sum(sent)::int as sent, sum(opens)::int as opens, sum(clicks)::int as clicks
-    from (
-      select m.campaign_id, (m.sent_at at time zone 'UTC')::date as day,
-        count(*) as sent, 0 as opens, 0 as clicks
-      from messages m
-      where m.workspace_id = ${workspaceId} and m.campaign_id = any(${ids})
-        and m.sent_at >= ${since}::date
-      group by 1, 2
-      union all
-      select m.campaign_id, (h.occurred_at at time zone 'UTC')::date as day, 0,
-        count(distinct m.id) filter (where h.kind = 'open'),
-        count(distinct m.id) filter (where h.kind = 'click')
-      from messages m
-      join message_hits h on h.workspace_id = m.workspace_id and h.message_id = m.id
-      where m.workspace_id = ${workspaceId} and m.campaign_id = any(${ids})
-        and h.human and h.classified_at is not null and h.occurred_at >= ${since}::date
-      group by 1, 2
-    ) figures
+    from campaign_daily_counts
+    where workspace_id = ${workspaceId} and campaign_id = any(${sql.array([...campaignIds], 'text')})
+      and day >= ${since}::date
     group by campaign_id, day
+    having sum(sent) <> 0 or sum(opens) <> 0 or sum(clicks) <> 0
   `);
 }
 
@@ -94,21 +83,17 @@ const StepNow = z.object({ step_key: z.string(), waiting: z.number(), delivered:
 
 /**
  * What the report does not count per step: the active enrollments at each step now (held ones
- * included), and the messages of each send step a provider reported delivered.
+ * included), and the messages of each send step a provider reported delivered. Both from the
+ * counters kept as enrollments and messages change (sql/0060).
  */
 export async function stepFiguresOf(db: Db, workspaceId: string, campaignId: string) {
   return db.any(sql.type(StepNow)`
     select step_key, sum(waiting)::int as waiting, sum(delivered)::int as delivered from (
-      select step_key, count(*) as waiting, 0 as delivered from enrollments
-      where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and status = 'active'
-        and step_key is not null
-      group by step_key
+      select step_key, active as waiting, 0 as delivered from campaign_enrollment_counts
+      where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and step_key <> ''
       union all
-      select m.step_key, 0, count(*) from messages m
-      where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId} and m.step_key is not null
-        and exists (select 1 from message_events me where me.workspace_id = m.workspace_id
-          and me.message_id = m.id and me.type = 'delivered')
-      group by m.step_key
+      select step_key, 0, delivered from campaign_step_counts
+      where workspace_id = ${workspaceId} and campaign_id = ${campaignId} and step_key <> ''
     ) figures
     group by step_key
   `);

@@ -1,6 +1,8 @@
 // A campaign's report: its enrollments by status, its messages by status per step (by step key)
 // and in total, with unsubscribes (messages whose timeline holds one), and each split's paths with
-// the enrollments that drew them. Three aggregate statements, whatever the campaign's size.
+// the enrollments that drew them. The enrollment and message counts are sums of the counters the
+// database keeps as they change (sql/0060), whatever the campaign's size; the paths are counted
+// from the enrollments that drew one.
 // Engagement counts people: a message opened or clicked by a person counts once however often it
 // was (unique human opens and clicks, settled by the worker); machine hits (scanners, proxies,
 // prefetches) are counted beside them, never in them, and privacy-proxy opens (Apple Mail Privacy
@@ -9,7 +11,6 @@
 // over messages sent.
 import { z } from 'zod';
 import { type Db, sql } from '../db/pool.ts';
-import { PROXY_REASON } from '../messages/index.ts';
 import { allSteps } from './flow.ts';
 import { requireCampaign } from './service.ts';
 import { compareProportions } from './significance.ts';
@@ -59,48 +60,31 @@ const PathCount = z.object({
   converted: z.number(),
 });
 
+/** From the counters kept as enrollments change (sql/0060), one row per step and writer. */
 async function enrollmentCounts(db: Db, workspaceId: string, campaignId: string) {
   return db.one(sql.type(EnrollmentCounts)`
-    select count(*)::int as enrolled,
-      count(*) filter (where status = 'active')::int as active,
-      count(*) filter (where status = 'completed')::int as completed,
-      count(*) filter (where status = 'converted')::int as converted,
-      count(*) filter (where status = 'exited')::int as exited
-    from enrollments where workspace_id = ${workspaceId} and campaign_id = ${campaignId}
+    select coalesce(sum(enrolled), 0)::int as enrolled, coalesce(sum(active), 0)::int as active,
+      coalesce(sum(completed), 0)::int as completed, coalesce(sum(converted), 0)::int as converted,
+      coalesce(sum(exited), 0)::int as exited
+    from campaign_enrollment_counts where workspace_id = ${workspaceId} and campaign_id = ${campaignId}
   `);
 }
 
-const humanHit = (kind: 'open' | 'click') => sql.fragment`
-  select 1 from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
-    and h.kind = ${kind} and h.human and h.classified_at is not null`;
-
 /**
- * Hits the request already showed to be a machine's or a proxy's count at once; the worker only
- * adds reasons. A proxy hit is one with the proxy reason (messages' hitClass), whatever else.
+ * Per step key (null: messages without a step); `sending` counts as queued (not yet answered).
+ * Read from the counters the database keeps as messages, their timeline and their hits change
+ * (sql/0060 says what each counts), one row per writer: the sum is exact in the snapshot.
  */
-const otherHits = (kinds: ReturnType<typeof sql.fragment>, proxy: boolean) => sql.fragment`
-  select count(*) from message_hits h where h.workspace_id = m.workspace_id and h.message_id = m.id
-    and h.kind in (${kinds}) and not h.human
-    and (${PROXY_REASON} = any(h.reasons)) = ${proxy}`;
-
-/** Per step key; `sending` counts as queued (not yet answered). */
 async function messageCounts(db: Db, workspaceId: string, campaignId: string) {
   return db.any(sql.type(StepCounts)`
-    select m.step_key,
-      count(*) filter (where m.status in ('queued', 'sending'))::int as queued,
-      count(*) filter (where m.status = 'sent')::int as sent,
-      count(*) filter (where m.status = 'failed')::int as failed,
-      count(*) filter (where m.status = 'bounced')::int as bounced,
-      count(*) filter (where m.status = 'suppressed')::int as suppressed,
-      count(*) filter (where exists (select 1 from message_events me
-        where me.workspace_id = m.workspace_id and me.message_id = m.id and me.type = 'unsubscribed'))::int as unsubscribes,
-      count(*) filter (where exists (${humanHit('open')}))::int as "uniqueOpens",
-      count(*) filter (where exists (${humanHit('click')}))::int as "uniqueClicks",
-      coalesce(sum((${otherHits(sql.fragment`'open'`, false)})), 0)::int as "machineOpens",
-      coalesce(sum((${otherHits(sql.fragment`'click', 'honeypot'`, false)})), 0)::int as "machineClicks",
-      coalesce(sum((${otherHits(sql.fragment`'open'`, true)})), 0)::int as "proxyOpens"
-    from messages m where m.workspace_id = ${workspaceId} and m.campaign_id = ${campaignId}
-    group by m.step_key
+    select nullif(step_key, '') as step_key,
+      sum(queued)::int as queued, sum(sent)::int as sent, sum(failed)::int as failed,
+      sum(bounced)::int as bounced, sum(suppressed)::int as suppressed, sum(unsubscribes)::int as unsubscribes,
+      sum(unique_opens)::int as "uniqueOpens", sum(unique_clicks)::int as "uniqueClicks",
+      sum(machine_opens)::int as "machineOpens", sum(machine_clicks)::int as "machineClicks",
+      sum(proxy_opens)::int as "proxyOpens"
+    from campaign_step_counts where workspace_id = ${workspaceId} and campaign_id = ${campaignId}
+    group by step_key
   `);
 }
 
