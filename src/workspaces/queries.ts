@@ -31,7 +31,9 @@ export async function insertWorkspace(db: Db, input: { id: string; name: string;
 }
 
 export async function listWorkspacesOfUser(db: Db, userId: string) {
-  return db.any(sql.type(WorkspaceWithRoleRow)`
+  // Named (parsed and planned once per connection): GET /api/auth/session runs it on every call,
+  // the console's shell on every page.
+  return db.any(sql.prepared('workspaces.of_user', WorkspaceWithRoleRow)`
     select w.id, w.name, w.created_at, m.role
     from memberships m join workspaces w on w.id = m.workspace_id
     where m.user_id = ${userId}
