@@ -26,6 +26,8 @@ export type FlowFigures = {
   steps: Map<string, StepFigures>;
   /** How enrollments ended (the end box): completed the flow, converted on the goal, exited. */
   ended: { completed: number; converted: number; exited: number };
+  /** Segments' names by id, for branches on a segment (an id stays shown if it has none). */
+  segmentNames?: Map<string, string>;
 };
 
 const BOX_W = 236;
@@ -68,8 +70,9 @@ function shorten(text: string): string {
   return line.length > MAX_CHARS ? `${line.slice(0, MAX_CHARS - 1)}…` : line;
 }
 
-function conditionWords(condition: BranchCondition): string {
-  if ('segment' in condition) return `in segment ${condition.segment}`;
+function conditionWords(condition: BranchCondition, segmentNames: Map<string, string>): string {
+  if ('segment' in condition)
+    return `in segment “${segmentNames.get(condition.segment) ?? condition.segment}”`;
   if ('since' in condition) return `did “${condition.event}” since enrolling`;
   return describeRule(condition);
 }
@@ -82,7 +85,11 @@ function sendSummary(step: Extract<Step, { type: 'send' }>): string {
   return first ? String(first[2]) : '';
 }
 
-export function stepHeading(key: string, step: Step): { title: string; detail: string } {
+export function stepHeading(
+  key: string,
+  step: Step,
+  segmentNames: Map<string, string> = new Map(),
+): { title: string; detail: string } {
   const number = `Step ${key}`;
   switch (step.type) {
     case 'send':
@@ -95,7 +102,7 @@ export function stepHeading(key: string, step: Step): { title: string; detail: s
           : `until ${step.until?.time}${step.until?.timezone ? ` (${step.until.timezone})` : ''}`,
       };
     case 'branch':
-      return { title: `${number} · branch`, detail: `if ${conditionWords(step.if)}` };
+      return { title: `${number} · branch`, detail: `if ${conditionWords(step.if, segmentNames)}` };
     case 'split':
       return { title: `${number} · split`, detail: `${step.paths.length} paths by weight` };
     case 'exit':
@@ -200,7 +207,7 @@ function fork(head: Block, arms: { label: string; body: Block }[]): Block {
 }
 
 function stepBlock(key: string, step: Step, figures: FlowFigures): Block {
-  const heading = stepHeading(key, step);
+  const heading = stepHeading(key, step, figures.segmentNames);
   const numbers = figures.steps.get(key);
   const head = box(
     [heading.title, heading.detail, ...numberLines(numbers)].filter((l) => l !== ''),

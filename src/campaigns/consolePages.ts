@@ -77,6 +77,14 @@ function triggerWords(trigger: CampaignTrigger, names: Map<string, string> = new
 
 const segmentOf = (trigger: CampaignTrigger) => ('segmentId' in trigger ? [trigger.segmentId] : []);
 
+/** The segments a campaign names: its trigger's, and those its branches test. */
+function segmentsOfCampaign(campaign: Campaign): string[] {
+  const branches = allSteps(campaign.steps).flatMap(({ step }) =>
+    step.type === 'branch' && 'segment' in step.if ? [step.if.segment] : [],
+  );
+  return [...new Set([...segmentOf(campaign.trigger), ...branches])];
+}
+
 async function dailyFigures(app: AppContext, workspaceId: string, ids: string[]) {
   const days = lastUtcDays(DAYS);
   const rows = await dailyFiguresOf(app.db, workspaceId, ids, days[0]!);
@@ -205,10 +213,10 @@ async function campaignPage(app: AppContext, req: Request, res: Response) {
   const [report, now, names] = await Promise.all([
     campaignReport(app.db, workspaceId, campaign.id) as Promise<Report>,
     stepFiguresOf(app.db, workspaceId, campaign.id),
-    segmentNamesOf(app.db, workspaceId, segmentOf(campaign.trigger)),
+    segmentNamesOf(app.db, workspaceId, segmentsOfCampaign(campaign)),
   ]);
   const e = report.enrollments;
-  const figures = flowFigures(report, now);
+  const figures = { ...flowFigures(report, now), segmentNames: names };
   const edit =
     campaign.status === 'archived'
       ? []
@@ -263,7 +271,7 @@ function stepTable(campaign: Campaign, figures: FlowFigures, base: string): Safe
       { label: 'Template' },
     ],
     rows: allSteps(campaign.steps).map(({ key, step }) => {
-      const heading = stepHeading(key, step);
+      const heading = stepHeading(key, step, figures.segmentNames);
       const f = figures.steps.get(key) ?? {};
       return [
         key,

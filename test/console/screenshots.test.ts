@@ -143,7 +143,7 @@ function shots(s: Seeded): { name: string; path: string; shows: string }[] {
     { name: 'segment-builder', path: `${app}/segments/new`, shows: 'Contacts that match' },
     { name: 'scoring', path: `${app}/scoring`, shows: 'Viewed pricing' },
     { name: 'campaigns', path: `${app}/campaigns`, shows: 'Demo follow-up' },
-    { name: 'campaign', path: `${app}/campaigns/${s.campaignId}`, shows: 'Demo follow-up' },
+    { name: 'campaign', path: `${app}/campaigns/${s.campaignId}`, shows: 'if in segment “Trial users”' },
     { name: 'campaign-builder', path: `${app}/campaigns/new/form`, shows: 'Trigger' },
     {
       name: 'campaign-template',
