@@ -101,7 +101,7 @@ export async function stepFiguresOf(db: Db, workspaceId: string, campaignId: str
 
 const SegmentName = z.object({ id: z.string(), name: z.string() });
 
-/** The names of the segments triggers name, to show instead of their ids. */
+/** The names of the segments a campaign names (its trigger, its branches), to show instead of their ids. */
 export async function segmentNamesOf(db: Db, workspaceId: string, segmentIds: readonly string[]) {
   if (segmentIds.length === 0) return new Map<string, string>();
   const rows = await db.any(sql.type(SegmentName)`

@@ -5,6 +5,7 @@
 // transactional: kept and enforced by the channels' limiter, across all worker processes). A send the pace refuses is delayed, not dropped: its step job comes back when the cap
 // or the quiet hours allow, and checks again. Sends to one contact are paced one at a time (a
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
+import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import {
   CHANNEL_NAMES,
@@ -113,6 +114,12 @@ export async function quietUntil(
   return until ? new Date(until) : null;
 }
 
+/** The messages a frequency cap counts at `at`: campaign messages queued, sending or sent within its period. */
+function countedByCap(perSeconds: number, at: FragmentSqlToken) {
+  return sql.fragment`campaign_id is not null and status in ('queued', 'sending', 'sent')
+    and created_at > ${at} - make_interval(secs => ${perSeconds})`;
+}
+
 /** When the cap allows the contact's next campaign message, if it does not now. */
 async function cappedUntil(
   db: Db,
@@ -124,21 +131,16 @@ async function cappedUntil(
   const until = await db.maybeOneFirst(sql.type(z.object({ until: z.number() }))`
     select extract(epoch from created_at + make_interval(secs => ${perSeconds}))::float8 * 1000 as until
     from messages
-    where workspace_id = ${workspaceId} and contact_id = ${contactId} and campaign_id is not null
-      and status in ('queued', 'sending', 'sent')
-      and created_at > now() - make_interval(secs => ${perSeconds})
+    where workspace_id = ${workspaceId} and contact_id = ${contactId}
+      and ${countedByCap(perSeconds, sql.fragment`now()`)}
     order by created_at desc
     offset ${cap.count - 1} limit 1`);
   return until ? new Date(until) : null;
 }
 
 /**
- * Of these contacts, those the cap holds back at `at`: the same count as cappedUntil (campaign
- * messages queued, sending or sent within `per` before it), for many contacts in one statement.
- */
-/**
- * The contacts of the workspace (or of `contactIds`) that `cap` holds at `at`: as many campaign
- * messages as it allows, queued or sent within its period. A statement of `contact_id` rows.
+ * The contacts of the workspace (or of `contactIds`) that `cap` holds at `at`: the count
+ * cappedUntil makes for one contact, for many in one statement (`contact_id` rows).
  */
 export function cappedContactsQuery(
   workspaceId: string,
@@ -153,8 +155,7 @@ export function cappedContactsQuery(
   return sql.type(z.object({ contact_id: z.string() }))`
     select contact_id from messages
     where workspace_id = ${workspaceId} ${among}
-      and campaign_id is not null and status in ('queued', 'sending', 'sent')
-      and created_at > ${at.toISOString()}::timestamptz - make_interval(secs => ${perSeconds})
+      and ${countedByCap(perSeconds, sql.fragment`${at.toISOString()}::timestamptz`)}
     group by contact_id having count(*) >= ${cap.count}`;
 }
 

@@ -6,6 +6,7 @@ import type { Response } from 'express';
 import { csrfField, formatNumber, html, type SafeHtml, table } from '../console/index.ts';
 import { type FormNode, formToRootRule, GROUP_TYPES, type NodeType } from './builderForm.ts';
 import type { ContactField, Op } from './conditionSchemas.ts';
+import { DATE_OP_WORDS, OP_WORDS } from './describe.ts';
 
 const GROUP_LABELS: Record<(typeof GROUP_TYPES)[number], string> = {
   all: 'All of these',
@@ -21,22 +22,12 @@ const ADD_LABELS: [NodeType, string][] = [
   ['all', 'group'],
 ];
 
-const OP_LABELS: Record<Op, string> = {
-  eq: 'is',
-  neq: 'is not',
-  contains: 'contains',
-  not_contains: 'does not contain',
-  starts_with: 'starts with',
-  ends_with: 'ends with',
-  exists: 'is set',
-  not_exists: 'is not set',
-  gt: 'is more than / after',
-  gte: 'is at least / on or after',
-  lt: 'is less than / before',
-  lte: 'is at most / on or before',
-  in: 'is one of (comma-separated)',
-  not_in: 'is none of (comma-separated)',
-};
+/** The rule's words (describe.ts), with the date reading beside the ordering ones: one list of choices serves numbers and dates. */
+function opLabel(op: Op): string {
+  const date = DATE_OP_WORDS[op];
+  if (date) return `${OP_WORDS[op]} / ${date.replace(/^is /, '')}`;
+  return op === 'in' || op === 'not_in' ? `${OP_WORDS[op]} (comma-separated)` : OP_WORDS[op];
+}
 
 const FIELD_LABELS: Record<ContactField, string> = {
   email: 'Email',
@@ -64,7 +55,7 @@ function input(
   } autocomplete="off"></label>`;
 }
 
-const opOptions = (): [string, string][] => Object.entries(OP_LABELS);
+const opOptions = (): [string, string][] => (Object.keys(OP_WORDS) as Op[]).map((op) => [op, opLabel(op)]);
 
 function removeButton(path: string, what: string): SafeHtml {
   return html`<button type="submit" name="action" value="remove:${path}" class="quiet" formnovalidate>Remove ${what}</button>`;

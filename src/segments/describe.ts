@@ -21,7 +21,7 @@ const FIELD_NAMES: Record<ContactField, string> = {
   createdAt: 'created at',
 };
 
-const OP_WORDS: Record<Op, string> = {
+export const OP_WORDS: Record<Op, string> = {
   eq: 'is',
   neq: 'is not',
   contains: 'contains',
@@ -39,7 +39,7 @@ const OP_WORDS: Record<Op, string> = {
 };
 
 /** Ordering operators read as time when they compare dates. */
-const DATE_OP_WORDS: Partial<Record<Op, string>> = {
+export const DATE_OP_WORDS: Partial<Record<Op, string>> = {
   gt: 'is after',
   gte: 'is on or after',
   lt: 'is before',
