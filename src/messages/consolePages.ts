@@ -283,7 +283,7 @@ async function messagePage(app: AppContext, req: Request, res: Response) {
     [
       'Campaign',
       message.campaign_id
-        ? html`<a href="${withQuery(`${base}/messages`, { campaign: message.campaign_id })}">${message.campaign_id}</a>`
+        ? html`<a href="${base}/campaigns/${encodeURIComponent(message.campaign_id)}">${message.campaign_id}</a> · <a href="${withQuery(`${base}/messages`, { campaign: message.campaign_id })}">its messages</a>`
         : 'none (a one-off message)',
     ],
     [

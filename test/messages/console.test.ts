@@ -155,6 +155,9 @@ describe('messages: console pages', function () {
     expect(page.text).to.match(/<dt>Provider response<\/dt><dd><pre>250 /);
     expect(page.text).to.contain(`href="${app}/contacts/${ws.contactId}"`);
     expect(page.text).to.contain(`href="${app}/messages?campaign=${ws.campaignId}&amp;step=0"`);
+    // The campaign it came from, and that campaign's other messages.
+    expect(page.text).to.contain(`href="${app}/campaigns/${ws.campaignId}"`);
+    expect(page.text).to.contain(`href="${app}/messages?campaign=${ws.campaignId}"`);
     for (const type of ['queued', 'sent', 'opened'])
       expect(page.text).to.match(new RegExp(`<td>${type}</td>`));
     expect(page.text).to.contain('<span class="badge badge-success">human</span>');
