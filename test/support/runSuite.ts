@@ -16,6 +16,7 @@ const JOBS = process.env.TEST_JOBS ?? '3';
 /** The longest files of the suite (tens of seconds each, measured), longest first. */
 const LONGEST = [
   'test/http/fuzz.test.ts',
+  'test/console/partTwoJourney.test.ts',
   'test/cli/cli.test.ts',
   'test/app/startup.test.ts',
   'test/app/shutdown.test.ts',
