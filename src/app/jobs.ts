@@ -3,12 +3,17 @@
 import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
+import { foldCountersJob } from './counters.ts';
 import { foundationsFirst } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(settings: Config): JobDefinition<any>[] {
-  return [...foundationsFirst().flatMap((feature) => feature.jobs?.(settings) ?? []), retentionJob(settings)];
+  return [
+    ...foundationsFirst().flatMap((feature) => feature.jobs?.(settings) ?? []),
+    retentionJob(settings),
+    foldCountersJob,
+  ];
 }
 
 export function allWorkerServices(): WorkerService[] {

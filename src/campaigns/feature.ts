@@ -4,6 +4,7 @@ import type { Feature } from '../feature/definition.ts';
 import { campaignConsole } from './consolePages.ts';
 import { installProgressPages } from './consoleProgress.ts';
 import { afterContactsChanged } from './contactEffects.ts';
+import { campaignCounters } from './counters.ts';
 import { enrollForSegmentChanges } from './enroll.ts';
 import { campaignJobs } from './jobs.ts';
 import { progressRoutes } from './progressRoutes.ts';
@@ -28,6 +29,7 @@ export const feature: Feature = {
     };
   },
   jobs: campaignJobs,
+  counters: campaignCounters,
   effects: {
     contacts: { contactsChanged: afterContactsChanged },
     segments: { membershipChanged: enrollForSegmentChanges },

@@ -9,6 +9,7 @@ import type { Express, Router } from 'express';
 import type { Config } from '../config.ts';
 import type { ConsolePages } from '../console/index.ts';
 import type { ApiKeyLookup, AppContext, FeatureEffects } from '../core/context.ts';
+import type { CounterTable } from '../db/counters.ts';
 import type { Db } from '../db/pool.ts';
 import type { RetentionRule } from '../db/retention.ts';
 import type { RouteDefinition } from '../http/route.ts';
@@ -51,6 +52,8 @@ export type Feature = {
   /** Which rows of its growing tables may go (`switchboard prune` and RETENTION_CRON). */
   retention?: readonly RetentionRule[];
   pruners?: readonly Pruner[];
+  /** Its counter tables with a row per key and database backend, folded by the worker (src/db/counters.ts). */
+  counters?: readonly CounterTable[];
   /** Its tables of sealed secrets (`switchboard secrets rotate-key`). */
   secretStores?: readonly SecretStore[];
   /**

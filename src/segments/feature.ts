@@ -3,6 +3,7 @@
 import type { Feature } from '../feature/definition.ts';
 import { installSegmentCommands } from './commands.ts';
 import { segmentConsole } from './consolePages.ts';
+import { segmentCounters } from './counters.ts';
 import { segmentJobs } from './jobs.ts';
 import { segmentRetention } from './retention.ts';
 import { segmentRoutes } from './routes.ts';
@@ -15,6 +16,7 @@ export const feature: Feature = {
   commands: installSegmentCommands,
   configure: useRuleCostLimits,
   retention: segmentRetention,
+  counters: segmentCounters,
   console: segmentConsole,
 };
 

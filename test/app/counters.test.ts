@@ -1,0 +1,131 @@
+// Counter tables keep a row per key and database backend (src/db/counters.ts). The worker's
+// `counters.fold` folds the rows of backends that are gone into backend 0: a key's rows stop
+// growing with the installation's age, and what readers sum (a segment's count, a campaign's
+// report) is the same before and after. Rows of a backend still connected stay where they are.
+import { expect } from 'chai';
+import pg from 'pg';
+import { z } from 'zod';
+import { foldAllCounters } from '../../src/app/counters.ts';
+import { sql } from '../../src/db/pool.ts';
+import { createCampaign } from '../campaigns/support.ts';
+import { workspace } from '../events/support.ts';
+import { whenReady } from '../segments/helpers.ts';
+import { eventually } from '../support/factories.ts';
+import { server } from '../support/server.ts';
+
+type Ctx = Awaited<ReturnType<typeof workspace>>;
+
+/** A connection of its own: a backend that the test closes (a pool replacing a connection). */
+async function connection() {
+  const client = new pg.Client({ connectionString: server().databaseUrl });
+  await client.connect();
+  const pid: number = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+  return { client, pid };
+}
+
+/** Contacts, their membership of the segment and the campaign's sent messages, by one backend. */
+async function writeCounted(client: pg.Client, ctx: Ctx, segmentId: string, campaignId: string, tag: string) {
+  await client.query(
+    `insert into contacts (workspace_id, id) select $1, $2 || n from generate_series(1, 5) n`,
+    [ctx.workspaceId, `ct_${tag}_`],
+  );
+  await client.query(
+    `insert into segment_memberships (workspace_id, segment_id, contact_id)
+     select $1, $2, $3 || n from generate_series(1, 5) n`,
+    [ctx.workspaceId, segmentId, `ct_${tag}_`],
+  );
+  await client.query(
+    `insert into messages (workspace_id, id, contact_id, channel, campaign_id, status, sent_at, template)
+     select $1, $2 || n, $3 || n, 'email', $4, 'sent', now(), '{}' from generate_series(1, 5) n`,
+    [ctx.workspaceId, `msg_${tag}_`, `ct_${tag}_`, campaignId],
+  );
+}
+
+const Backends = z.object({ backend: z.number() });
+
+/** The backends with rows for this workspace's keys in each counter table read here. */
+async function backendsOf(workspaceId: string) {
+  const of = async (table: string) =>
+    (
+      await server().context.db.any(sql.type(Backends)`
+        select distinct backend from ${sql.identifier([table])} where workspace_id = ${workspaceId} order by backend`)
+    ).map((row) => row.backend);
+  return {
+    members: await of('segment_member_counts'),
+    steps: await of('campaign_step_counts'),
+    days: await of('campaign_daily_counts'),
+  };
+}
+
+async function figures(ctx: Ctx, segmentId: string, campaignId: string) {
+  const segment = await ctx.admin.get(`${ctx.base}/segments/${segmentId}`);
+  const report = await ctx.admin.get(`${ctx.base}/campaigns/${campaignId}/report`);
+  expect(segment.status, segment.text).to.equal(200);
+  expect(report.status, report.text).to.equal(200);
+  return { members: segment.body.count, report: report.body };
+}
+
+describe('counter tables folded by the worker', () => {
+  it('folds the rows of backends that are gone into backend 0, and the figures stay the same', async () => {
+    const ctx = await workspace({ listening: false });
+    const segment = await ctx.admin.post(`${ctx.base}/segments`, {
+      name: 'Anyone',
+      rules: { attribute: 'plan', op: 'eq', value: 'never-set' },
+    });
+    expect(segment.status, segment.text).to.equal(201);
+    // Computed (over no contacts) before the memberships below are written, so it removes none.
+    await whenReady(ctx.admin, ctx.base, segment.body.id);
+    const campaign = await createCampaign(ctx.admin, ctx.base);
+
+    const gone = await connection();
+    await writeCounted(gone.client, ctx, segment.body.id, campaign.id, 'a');
+    await gone.client.end();
+    const live = await connection();
+    try {
+      await writeCounted(live.client, ctx, segment.body.id, campaign.id, 'b');
+      const before = await figures(ctx, segment.body.id, campaign.id);
+      expect(before.members).to.equal(10);
+      expect(before.report.messages.sent).to.equal(10);
+      const rowsBefore = await backendsOf(ctx.workspaceId);
+      expect(rowsBefore.members).to.include.members([gone.pid, live.pid]);
+      expect(rowsBefore.steps).to.include.members([gone.pid, live.pid]);
+      expect(rowsBefore.days).to.include.members([gone.pid, live.pid]);
+      // The closed connection's backend leaves a moment after the client hangs up.
+      await eventually(
+        async () =>
+          (await server().context.db.oneFirst(
+            sql.type(
+              z.object({ n: z.number() }),
+            )`select count(*)::int as n from pg_stat_activity where pid = ${gone.pid}`,
+          )) === 0,
+      );
+
+      const folded = await foldAllCounters(server().context);
+      expect(folded).to.include.keys(
+        'segment_member_counts',
+        'campaign_step_counts',
+        'campaign_daily_counts',
+      );
+      const rowsAfter = await backendsOf(ctx.workspaceId);
+      for (const backends of Object.values(rowsAfter)) {
+        expect(backends).to.include.members([0, live.pid]);
+        expect(backends).not.to.include(gone.pid);
+      }
+      expect(await figures(ctx, segment.body.id, campaign.id)).to.deep.equal(before);
+
+      // Folding again finds nothing of this workspace's to move, and adds nothing twice.
+      await foldAllCounters(server().context);
+      expect(await backendsOf(ctx.workspaceId)).to.deep.equal(rowsAfter);
+      expect(await figures(ctx, segment.body.id, campaign.id)).to.deep.equal(before);
+    } finally {
+      await live.client.end();
+    }
+  });
+
+  it('is scheduled in the worker', async () => {
+    const cron = await server().context.db.maybeOneFirst(
+      sql.type(z.object({ cron: z.string() }))`select cron from pgboss.schedule where name = 'counters.fold'`,
+    );
+    expect(cron).to.equal('*/10 * * * *');
+  });
+});
