@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = {
   campaign: ['created', 'updated', 'activated', 'paused', 'resumed', 'archived', 'deleted', 'testSent'],
   form: ['created', 'updated', 'deleted'],
   trackingSettings: ['updated'],
+  campaignPacing: ['updated'],
 } as const;
 
 type Actions = typeof AUDIT_ACTIONS;

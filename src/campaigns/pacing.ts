@@ -7,6 +7,7 @@
 // transaction-scoped advisory lock), so two campaigns cannot both take the last place under a cap.
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { recordAudit } from '../audit/index.ts';
 import {
   CHANNEL_NAMES,
   CHANNEL_REGISTRY,
@@ -15,7 +16,7 @@ import {
   findChannelRates,
   setChannelRates,
 } from '../channels/index.ts';
-import { type Db, sql } from '../db/pool.ts';
+import { type Db, sql, type Tx } from '../db/pool.ts';
 import { durationSeconds, IsoDuration } from '../segments/index.ts';
 import { Clock, isTimeZone, TimeZone } from './schemas.ts';
 import '../http/openapi.ts';
@@ -86,13 +87,25 @@ export async function readPacing(db: Db, workspaceId: string): Promise<Pacing> {
   return { frequencyCap: null, quietHours: null, timezone: null, ...(pacing as Pacing), ratePerSecond };
 }
 
-/** Replaces the pacing; the rates live with the channels' limiter, the rest with the workspace. */
-export async function writePacing(db: Db, workspaceId: string, pacing: Pacing): Promise<Pacing> {
+/**
+ * Replaces the pacing, in the caller's transaction, and records the change in the audit log with
+ * its before and after; the rates live with the channels' limiter, the rest with the workspace.
+ */
+export async function writePacing(tx: Tx, workspaceId: string, pacing: Pacing): Promise<Pacing> {
+  const before = await readPacing(tx, workspaceId);
   const { ratePerSecond, ...campaignPacing } = pacing;
-  await db.query(sql.typeAlias('void')`
+  await tx.query(sql.typeAlias('void')`
     update workspaces set campaign_pacing = ${sql.jsonb(campaignPacing as never)} where id = ${workspaceId}`);
-  await setChannelRates(db, workspaceId, (ratePerSecond ?? {}) as Record<string, number>);
-  return readPacing(db, workspaceId);
+  await setChannelRates(tx, workspaceId, (ratePerSecond ?? {}) as Record<string, number>);
+  const after = await readPacing(tx, workspaceId);
+  await recordAudit(tx, {
+    workspaceId,
+    action: 'campaignPacing.updated',
+    targetId: workspaceId,
+    before,
+    after,
+  });
+  return after;
 }
 
 /** The end of the quiet hours the contact is in at `at` (default: now), or null. */

@@ -192,6 +192,16 @@ describe('Audit log: each kind of configuration change', () => {
     }
   });
 
+  it("the workspace's campaign pacing: updated with before and after", async () => {
+    const pacing = { frequencyCap: { count: 2, per: 'P1D' }, quietHours: null, timezone: null };
+    const put = await admin.put(`${base}/campaign-pacing`, pacing);
+    expect(put.status, put.text).to.equal(200);
+    const entry = await onlyEntry(admin, workspaceId, 'campaignPacing.updated');
+    expect(entry.target).to.deep.equal({ type: 'campaignPacing', id: workspaceId });
+    expect(entry.before.frequencyCap).to.equal(null);
+    expect(entry.after.frequencyCap).to.deep.equal(pacing.frequencyCap);
+  });
+
   it('forms: created, updated, deleted', async () => {
     const form = await admin.post(`${base}/forms`, NEWSLETTER);
     expect(form.status, form.text).to.equal(201);
