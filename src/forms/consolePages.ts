@@ -137,6 +137,14 @@ async function saveEditor(app: AppContext, req: Request, res: Response, formId: 
   }
 }
 
+/**
+ * Without PUBLIC_URL the links start with the address the web process listens on, which only this
+ * machine reaches: right for a first look on a laptop, wrong to share. Said where it is copied.
+ */
+function localLinkNote(form: Form): SafeHtml {
+  return html`<p class="muted" id="public-url-note">These links start with ${new URL(form.hostedUrl).origin} because <code>PUBLIC_URL</code> is not set, so only this machine can open them. Set <code>PUBLIC_URL</code> to the address people reach this service at (the configuration guide, docs/operate/configuration.md).</p>`;
+}
+
 /** What to paste in a site: the hosted page in a frame (it runs no script and loads nothing else). */
 function embedSnippet(form: Form): string {
   const height = 120 + form.fields.filter((field) => field.type !== 'hidden').length * 90;
@@ -227,6 +235,7 @@ async function formPage(app: AppContext, req: Request, res: Response) {
       ['Created', time(form.createdAt)],
       ['Changed', time(form.updatedAt)],
     ])}
+${app.config.PUBLIC_URL ? '' : localLinkNote(form)}
 <h2>Embed</h2>
 <p>Paste this HTML in a page of your site: it shows the hosted form in a frame.</p>
 <div class="embed-snippet">${copyButton(embedSnippet(form), 'Copy snippet')}</div>

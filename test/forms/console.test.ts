@@ -15,7 +15,7 @@ import {
 } from '../support/console.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
-import { server } from '../support/server.ts';
+import { server, startSecondWeb } from '../support/server.ts';
 import { makeForm, submitForm } from './support.ts';
 
 const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
@@ -252,6 +252,9 @@ describe('forms: console pages', function () {
     }
     const page = await consolePage(client, path);
     expect(page.text).to.contain(`data-copy="${form.hostedUrl}"`);
+    // The test server has no PUBLIC_URL: the page says why the link is this machine's own.
+    expect(page.text).to.contain('id="public-url-note"');
+    expect(page.text).to.contain(`These links start with ${new URL(form.hostedUrl).origin} because`);
     const snippet = `<iframe src="${form.hostedUrl}" title="Newsletter" width="100%" height="210" style="border:0" loading="lazy"></iframe>`;
     // Shown as text (escaped once more), copied as HTML.
     expect(page.text).to.contain(
@@ -383,5 +386,22 @@ describe('forms: console pages', function () {
     const still = (await other.client.get(`/api/workspaces/${other.workspaceId}/forms/${theirs.id}`)).body;
     expect(still.name).to.equal('Newsletter');
     await consolePage(mine.client, `/app/${other.workspaceId}/forms`, 404);
+  });
+
+  it('says nothing of PUBLIC_URL where it is set, and the links start with it', async () => {
+    const { client, workspaceId } = await workspaceWithAdmin();
+    const form = await makeForm(client, `/api/workspaces/${workspaceId}`);
+    const web = await startSecondWeb({ PUBLIC_URL: 'https://forms.example.org' });
+    try {
+      const response = await fetch(`${web.url}/app/${workspaceId}/forms/${form.id}`, {
+        headers: { cookie: client.cookieHeader },
+      });
+      const text = await response.text();
+      expect(response.status, text).to.equal(200);
+      expect(text).to.contain(`data-copy="https://forms.example.org/f/${form.id}"`);
+      expect(text).not.to.contain('public-url-note');
+    } finally {
+      await web.stop();
+    }
   });
 });
