@@ -34,7 +34,7 @@ export type AttemptResult = {
 
 export type SendOptions = { timeoutMs: number; userAgent: string };
 
-/** Reads at most the first 4 KB of a response, then lets the rest go. */
+/** Reads at most the first 4 KB of a response, then lets the rest go; NUL becomes U+FFFD. */
 async function readHead(body: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -47,7 +47,9 @@ async function readHead(body: Readable): Promise<string> {
   } finally {
     body.destroy();
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+  // PostgreSQL's text (and jsonb) cannot hold U+0000: kept, it failed the whole batch's recording.
+  const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 function header(value: string | string[] | undefined): string | null {

@@ -154,6 +154,13 @@ describe('outbound webhooks', () => {
     expect(receiver().requests.map((request) => request.path)).to.deep.equal(['/hooks', '/hooks']);
   });
 
+  it('records a response body holding NUL characters, which PostgreSQL text cannot store', async () => {
+    receiver().answer = () => ({ status: 500, body: 'bad\u0000byte' });
+    const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
+    const [first] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
+    expect(first).to.include({ success: false, responseStatus: 500, responseBody: 'bad\uFFFDbyte' });
+  });
+
   it('honours Retry-After when it asks for longer than the schedule', async () => {
     receiver().answer = (_request, index) =>
       index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : {};
