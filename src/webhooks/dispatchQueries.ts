@@ -1,7 +1,9 @@
 // SQL of the outbound pipeline: fan-out of outgoing events into messages and first attempts, and
 // claiming due attempts under a lease. Recording their outcomes is in outcomeQueries.ts.
+// The statements of every fan-out are of fixed text and named (`sql.prepared`): each connection
+// parses and plans them once, not on every batch.
 import { z } from 'zod';
-import { type Db, idArray, sql, type Tx } from '../db/pool.ts';
+import { type Db, idArray, jsonbRows, sql, type Tx, VoidRow } from '../db/pool.ts';
 import { liveStoredSecrets, openLiveSecrets, StoredSigningSecret } from './signingSecrets.ts';
 
 const OutgoingEventRow = z.object({
@@ -24,7 +26,7 @@ export type OutgoingEventRow = z.infer<typeof OutgoingEventRow>;
  */
 export async function claimOutgoingEvents(tx: Tx, limit: number) {
   await tx.query(sql.unsafe`set local enable_bitmapscan = off`);
-  return tx.any(sql.type(OutgoingEventRow)`
+  return tx.any(sql.prepared('webhooks.claim_outgoing_events', OutgoingEventRow)`
     select id, workspace_id, type, data, occurred_at, ${microseconds('occurred_at')} as occurred_us
     from outgoing_events
     where fanned_out_at is null
@@ -82,25 +84,32 @@ export type NewMessage = {
   lease_ms: number;
 };
 
-/** Each message with its first attempt (due now, or leased); returns the messages inserted. */
+const InsertedMessageIds = z.object({ message_ids: z.array(z.string()) });
+
+/**
+ * Each message with its first attempt (due now, or leased); returns the messages inserted. Their
+ * ids come back as one array, not a row each: every row returned costs slonik and zod a turn.
+ */
 export async function insertMessagesWithFirstAttempts(tx: Tx, messages: readonly NewMessage[]) {
   if (messages.length === 0) return new Set<string>();
-  const inserted = await tx.anyFirst(sql.type(z.object({ message_id: z.string() }))`
+  const inserted = await tx.oneFirst(sql.prepared('webhooks.fan_out', InsertedMessageIds)`
     with input as (
-      select * from jsonb_to_recordset(${sql.jsonb(messages)}) as r(id text, attempt_id text, workspace_id text,
+      select * from jsonb_to_recordset(${jsonbRows(messages)}) as r(id text, attempt_id text, workspace_id text,
         endpoint_id text, outgoing_event_id text, event text, body text, lease_ms int)
     ), inserted as (
       insert into webhook_messages (workspace_id, id, endpoint_id, outgoing_event_id, event, body, last_attempt)
       select workspace_id, id, endpoint_id, outgoing_event_id, event, body, 1 from input
       on conflict (workspace_id, endpoint_id, outgoing_event_id) do nothing
       returning workspace_id, id
+    ), attempts as (
+      insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
+        due_at, claims)
+      select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0,
+             now() + i.lease_ms * interval '1 millisecond', case when i.lease_ms > 0 then 1 else 0 end
+      from input i join inserted using (workspace_id, id)
+      returning message_id
     )
-    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, schedule_index,
-      due_at, claims)
-    select i.workspace_id, i.attempt_id, i.id, i.endpoint_id, 1, 'scheduled', 0,
-           now() + i.lease_ms * interval '1 millisecond', case when i.lease_ms > 0 then 1 else 0 end
-    from input i join inserted using (workspace_id, id)
-    returning message_id
+    select coalesce(array_agg(message_id), '{}') as message_ids from attempts
   `);
   return new Set(inserted);
 }
@@ -117,7 +126,7 @@ function byWorkspaceAndId(rows: readonly Keyed[]) {
 }
 
 export async function markFannedOut(tx: Tx, events: readonly Keyed[]): Promise<void> {
-  await tx.query(sql.typeAlias('void')`
+  await tx.query(sql.prepared('webhooks.mark_fanned_out', VoidRow)`
     update outgoing_events set fanned_out_at = now()
     where ${byWorkspaceAndId(events)}
   `);

@@ -1,7 +1,8 @@
 // SQL that records what attempts did, in bulk: one transaction per batch of outcomes, so the
 // delivery record, the removal of the queued attempt and the next retry commit together.
+// The statement every batch runs (recordDeliveries) is named: parsed and planned once a connection.
 import { z } from 'zod';
-import { sql, type Tx } from '../db/pool.ts';
+import { jsonbRows, sql, type Tx } from '../db/pool.ts';
 
 const textArray = (values: readonly string[]) => sql.array(values as string[], 'text');
 
@@ -26,6 +27,9 @@ export type OutboundDeliveryRow = {
   created_at: string;
 };
 
+/** The ids as one array, not a row each: every row returned costs slonik and zod a turn. */
+const RecordedIds = z.object({ ids: z.array(z.string()) });
+
 /**
  * The whole of a successful attempt's bookkeeping in one statement: remove the attempt, write its
  * delivery record, mark the message succeeded, end the endpoint's failure streak. Attempts whose
@@ -33,9 +37,9 @@ export type OutboundDeliveryRow = {
  */
 export async function recordDeliveries(tx: Tx, rows: readonly OutboundDeliveryRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const recorded = await tx.anyFirst(sql.typeAlias('id')`
+  const recorded = await tx.oneFirst(sql.prepared('webhooks.record_deliveries', RecordedIds)`
     with input as (
-      select * from jsonb_to_recordset(${sql.jsonb(rows)}) as r(workspace_id text, id text, endpoint_id text,
+      select * from jsonb_to_recordset(${jsonbRows(rows)}) as r(workspace_id text, id text, endpoint_id text,
         message_id text, event text, attempt int, trigger text, url text, response_status int,
         response_body text, duration_ms int, error text, success boolean, created_at timestamptz)
     ), removed as (
@@ -56,7 +60,7 @@ export async function recordDeliveries(tx: Tx, rows: readonly OutboundDeliveryRo
       where (e.workspace_id, e.id) in (select workspace_id, endpoint_id from recorded where success)
         and e.failing_since is not null
     )
-    select id from recorded
+    select coalesce(array_agg(id), '{}') as ids from recorded
   `);
   return new Set(recorded);
 }
