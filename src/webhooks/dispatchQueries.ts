@@ -174,11 +174,18 @@ export async function claimAttempts(
                      for update skip locked`
       : sql.fragment`select workspace_id, id from webhook_attempts where due_at <= now() ${notTo(which.skipEndpoints)}
                      order by due_at limit ${which.limit} for update skip locked`;
+  // An attempt whose message is gone (deleted by retention as a replay was queued on it: no foreign
+  // key ties them, sql/0064) has nothing to send: it is dropped, not leased again and again.
+  const hasMessage = sql.fragment`exists (select 1 from webhook_messages m
+                                          where m.workspace_id = a.workspace_id and m.id = a.message_id)`;
   return db.any(sql.type(ClaimedAttempt)`
-    with chosen as (${chosen}), claimed as (
+    with chosen as (${chosen}), orphaned as (
+      delete from webhook_attempts a
+      using chosen where a.workspace_id = chosen.workspace_id and a.id = chosen.id and not ${hasMessage}
+    ), claimed as (
       update webhook_attempts a
       set due_at = now() + ${leaseMs} * interval '1 millisecond', claims = a.claims + 1
-      from chosen where a.workspace_id = chosen.workspace_id and a.id = chosen.id
+      from chosen where a.workspace_id = chosen.workspace_id and a.id = chosen.id and ${hasMessage}
       returning a.*
     )
     select c.id, c.workspace_id, c.message_id, c.endpoint_id, c.attempt, c.trigger, c.schedule_index,

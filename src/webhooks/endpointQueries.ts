@@ -122,11 +122,13 @@ export async function updateEndpoint(
 }
 
 /**
- * Deletes an endpoint with its messages (their queued attempts cascade) and delivery records. In
- * that order and as separate statements, each with a snapshot taken after the one before: the
+ * Deletes an endpoint with its messages, their queued attempts and its delivery records. In that
+ * order and as separate statements, each with a snapshot taken after the one before: the
  * endpoint's delete waits for a fan-out holding it (`for key share`), so the messages that fan-out
- * wrote are visible to the next statement; deleting the messages waits for attempts a recording
- * holds, so the delivery records it wrote are visible to the last. Run inside a transaction.
+ * wrote are visible to the next statement; deleting the messages waits for a retry being scheduled
+ * on one (its row lock), so that retry's attempt is visible to the next; deleting the attempts waits
+ * for those a recording holds, so the delivery records it wrote are visible to the last. No foreign
+ * key cascades any of these (sql/0058, sql/0064). Run inside a transaction.
  */
 export async function deleteEndpoint(tx: Tx, workspaceId: string, endpointId: string): Promise<boolean> {
   const result = await tx.query(sql.typeAlias('id')`
@@ -135,6 +137,9 @@ export async function deleteEndpoint(tx: Tx, workspaceId: string, endpointId: st
   if (result.rowCount === 0) return false;
   await tx.query(sql.typeAlias('void')`
     delete from webhook_messages where workspace_id = ${workspaceId} and endpoint_id = ${endpointId}
+  `);
+  await tx.query(sql.typeAlias('void')`
+    delete from webhook_attempts where workspace_id = ${workspaceId} and endpoint_id = ${endpointId}
   `);
   await tx.query(sql.typeAlias('void')`
     delete from webhook_deliveries where workspace_id = ${workspaceId} and endpoint_id = ${endpointId}

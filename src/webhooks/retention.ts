@@ -19,7 +19,10 @@ export const webhookRetention: RetentionRule[] = [
     rule: 'outbound messages (bodies) no longer pending, older than RETENTION_WEBHOOK_DELIVERIES_MS',
     where: (config, now) => {
       const cutoff = msBefore(now, config.RETENTION_WEBHOOK_DELIVERIES_MS);
-      return sql.fragment`${madeBefore('webhookMessage', 'created_at', cutoff)} and status <> 'pending'`;
+      // A finished message replayed (a manual attempt queued) stays until that attempt is made.
+      return sql.fragment`${madeBefore('webhookMessage', 'created_at', cutoff)} and status <> 'pending'
+        and not exists (select 1 from webhook_attempts a
+                        where a.workspace_id = webhook_messages.workspace_id and a.message_id = webhook_messages.id)`;
     },
   },
   {

@@ -36,10 +36,13 @@ async function seed(db: DatabasePool) {
         insert into webhook_deliveries (workspace_id, id, endpoint_id, direction, attempt, duration_ms, success, created_at)
         values ('ws_ret', ${idAgo('delivery', days, n)}, 'whe_ret', 'OUTBOUND', 1, 5, true, ${at(days)})`);
   }
-  // Old messages: one finished (goes), one still pending (stays); their outgoing events, fanned out.
+  // Old messages: one finished (goes), one still pending (stays), one failed and replayed: its
+  // manual attempt is queued, so it stays (no foreign key would take the attempt along); their
+  // outgoing events, fanned out.
   for (const [n, status] of [
     [0, 'succeeded'],
     [1, 'pending'],
+    [2, 'failed'],
   ] as const) {
     await db.query(sql.unsafe`
       insert into outgoing_events (workspace_id, id, type, data, occurred_at, fanned_out_at)
@@ -49,6 +52,10 @@ async function seed(db: DatabasePool) {
       values ('ws_ret', ${idAgo('webhookMessage', 40, n)}, 'whe_ret', ${idAgo('outgoingEvent', 40, n)},
         'contact.created', '{}', ${status}, ${at(40)})`);
   }
+  await db.query(sql.unsafe`
+    insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, due_at)
+    select workspace_id, 'dlv_replayed', id, endpoint_id, 2, 'manual', now() + interval '1 hour'
+    from webhook_messages where status = 'failed'`);
   await db.query(sql.unsafe`
     insert into event_idempotency_keys (workspace_id, key, event_id, created_at)
     values ('ws_ret', 'old', 'evt_x', ${at(8)}), ('ws_ret', 'new', 'evt_y', ${at(1)})`);
@@ -97,7 +104,7 @@ describe('retention', () => {
     expect(wouldGo).to.include({
       webhook_deliveries: 25,
       webhook_messages: 1,
-      outgoing_events: 2,
+      outgoing_events: 3,
       event_idempotency_keys: 1,
       invitations: 2,
       sessions: 1,
@@ -114,11 +121,15 @@ describe('retention', () => {
     expect(deleted).to.include({
       webhook_deliveries: 25,
       webhook_messages: 1,
-      outgoing_events: 2,
+      outgoing_events: 3,
       events: null,
     });
     expect(await count('webhook_deliveries')).to.equal(2);
-    expect(await db.anyFirst(sql.unsafe`select status from webhook_messages`)).to.deep.equal(['pending']);
+    expect(await db.anyFirst(sql.unsafe`select status from webhook_messages order by status`)).to.deep.equal([
+      'failed',
+      'pending',
+    ]);
+    expect(await db.anyFirst(sql.unsafe`select id from webhook_attempts`)).to.deep.equal(['dlv_replayed']);
     expect(await db.anyFirst(sql.unsafe`select key from event_idempotency_keys`)).to.deep.equal(['new']);
     expect(await db.anyFirst(sql.unsafe`select id from invitations`)).to.deep.equal(['inv_open']);
     expect(await db.anyFirst(sql.unsafe`select sid from sessions`)).to.deep.equal(['live']);

@@ -111,6 +111,30 @@ describe('webhook endpoints', () => {
     });
   });
 
+  describe('deletion with a retry queued', () => {
+    it('deletes the queued attempts of its messages too', async () => {
+      const { client, workspaceId } = await workspaceWithAdmin();
+      // 429 with Retry-After: an hour: the retry waits in the queue while the endpoint is deleted.
+      const receiver = await startReceiver(() => ({ status: 429, headers: { 'retry-after': '3600' } }));
+      try {
+        const endpoint = await createEndpoint(client, workspaceId, { url: receiver.url });
+        await createContact(client, workspaceId);
+        await waitForDeliveries(client, workspaceId, endpoint.id, 1);
+        const queued = () =>
+          server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+            select count(*)::int as n from webhook_attempts where endpoint_id = ${endpoint.id}`);
+        expect(await queued()).to.equal(1);
+
+        const deleted = await client.delete(`${webhooksPath(workspaceId)}/${endpoint.id}`);
+        expect(deleted.status).to.equal(204);
+        // No foreign key cascades the attempts from their messages any more (sql/0064).
+        expect(await queued()).to.equal(0);
+      } finally {
+        await receiver.close();
+      }
+    });
+  });
+
   describe('errors', () => {
     it('refuses unknown event types, names over 100 characters, and bad URLs with 400', async () => {
       const { client, workspaceId } = await workspaceWithAdmin();

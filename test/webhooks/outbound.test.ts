@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { WEBHOOKS_CHANNEL } from '../../src/webhooks/deliveryQueries.ts';
 import { eventually, workspaceWithAdmin } from '../support/factories.ts';
 import { sql, testDb } from '../support/helpers.ts';
 import {
@@ -159,6 +160,17 @@ describe('outbound webhooks', () => {
     const { client, workspaceId, endpoint } = await subscribedWorkspace(receiver().url);
     const [first] = await waitForDeliveries(client, workspaceId, endpoint.id, 1);
     expect(first).to.include({ success: false, responseStatus: 500, responseBody: 'bad\uFFFDbyte' });
+  });
+
+  it('drops a queued attempt whose message is gone rather than lease it again and again', async () => {
+    const { workspaceId, endpoint } = await subscribedWorkspace(receiver().url, 0);
+    // What a replay queued as retention deleted its message leaves: no foreign key stops it (sql/0064).
+    await testDb().query(sql.unsafe`
+      insert into webhook_attempts (workspace_id, id, message_id, endpoint_id, attempt, trigger, due_at)
+      values (${workspaceId}, ${`dlv_orphan_${endpoint.id}`}, 'msg_gone', ${endpoint.id}, 2, 'manual', now())`);
+    await testDb().query(sql.unsafe`select pg_notify(${WEBHOOKS_CHANNEL}, '')`);
+    await eventually(async () => (await queuedAttempts(endpoint.id)) === 0);
+    expect(receiver().requests).to.have.length(0);
   });
 
   it('honours Retry-After when it asks for longer than the schedule', async () => {
