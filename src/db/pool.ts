@@ -58,9 +58,11 @@ export function preparedByText<T extends z.ZodType<QueryResultRow>>(
 
 /**
  * A jsonb parameter for the row sets ingest sends (events, outgoing events, score changes,
- * enrollments), serialised by JSON.stringify. sql.jsonb also walks every string of the value to
- * refuse what jsonb cannot hold (NUL, lone surrogates); the request validation has refused those
- * already (http/validation.ts), and the walk was a tenth of a batch's time in Node.
+ * enrollments) and the webhook dispatcher's batches, serialised by JSON.stringify. sql.jsonb also
+ * walks every string of the value to refuse what jsonb cannot hold (NUL, lone surrogates); the
+ * request validation has refused those already (http/validation.ts), webhook bodies are built from
+ * jsonb and receivers' answers have NUL replaced (webhooks/sender.ts), and the walk was a tenth of
+ * a batch's time in Node.
  */
 export function jsonbRows(rows: unknown): FragmentSqlToken {
   return sql.fragment`${JSON.stringify(rows)}::jsonb`;
