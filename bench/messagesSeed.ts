@@ -162,6 +162,8 @@ export async function seedMessages(client: pg.Client, context: AppContext, size:
     campaigns.map((campaign) => campaign.id),
   );
   await client.query(`reset session_replication_role`);
+  // The triggers were off: the reports' hourly counters are counted from the rows once.
+  await client.query(`select switchboard_count_report_hours_of_rows($1)`, [size.workspaceId]);
   await client.query(`set maintenance_work_mem = '1GB'`);
   for (const table of [...tables].reverse()) {
     for (const { definition } of definitions.get(table)!) await client.query(definition);

@@ -10,14 +10,7 @@
 import type { z } from 'zod';
 import type { Db } from '../db/pool.ts';
 import { type Period, type ReportQueryInput, resolvePeriod } from './reportPeriod.ts';
-import {
-  clicksPerLink,
-  conversionsPerBucket,
-  machineHitsPerBucket,
-  type ReportScope,
-  sentPerBucket,
-  timelinePerBucket,
-} from './reportSeriesQueries.ts';
+import { clicksPerLink, countedPerBucket, type ReportScope } from './reportSeriesQueries.ts';
 import { FIGURES, type Figures, type PeriodReport } from './reportSeriesSchemas.ts';
 import { requireCampaign } from './service.ts';
 
@@ -43,17 +36,14 @@ export function ratesOf(totals: Figures) {
 
 async function figuresOf(db: Db, scope: ReportScope, period: Period) {
   const range = { from: period.from, to: period.to, bucket: period.bucket };
-  const [sent, timeline, hits, conversions, links] = await Promise.all([
-    sentPerBucket(db, scope, range),
-    timelinePerBucket(db, scope, range),
-    machineHitsPerBucket(db, scope, range),
-    conversionsPerBucket(db, scope, range),
+  const [counted, links] = await Promise.all([
+    countedPerBucket(db, scope, range),
     clicksPerLink(db, scope, range, LINKS_SHOWN),
   ]);
   const byBucket = new Map(period.buckets.map((at) => [at.getTime(), zero()]));
-  for (const row of [...sent, ...timeline, ...hits, ...conversions]) {
-    const figures = byBucket.get(Date.parse(row.at));
-    if (figures && row.metric in figures) figures[row.metric as keyof Figures] += row.n;
+  for (const { at, ...counts } of counted) {
+    const figures = byBucket.get(Date.parse(at));
+    if (figures) for (const name of FIGURES) figures[name] += counts[name];
   }
   const totals = zero();
   for (const figures of byBucket.values()) for (const name of FIGURES) totals[name] += figures[name];
