@@ -16,6 +16,8 @@ export type CounterTable = {
   keys: readonly string[];
   /** The counted columns, summed into backend 0's row. */
   counts: readonly string[];
+  /** Columns that follow from the key (a link's URL from its hash), carried over as they are. */
+  carried?: readonly string[];
 };
 
 const columnList = (names: readonly string[]) =>
@@ -34,6 +36,7 @@ const columnList = (names: readonly string[]) =>
 export async function foldCounters(db: Db, counter: CounterTable): Promise<number> {
   const table = sql.identifier([counter.table]);
   const keys = columnList(counter.keys);
+  const grouped = columnList([...counter.keys, ...(counter.carried ?? [])]);
   const sums = sql.join(
     counter.counts.map((name) => sql.fragment`sum(${sql.identifier([name])})`),
     sql.fragment`, `,
@@ -51,8 +54,8 @@ export async function foldCounters(db: Db, counter: CounterTable): Promise<numbe
       where backend <> 0 and backend <> all(array(select pid from pg_stat_activity where pid is not null))
       returning *
     )
-    insert into ${table} as f (${keys}, backend, ${columnList(counter.counts)})
-    select ${keys}, 0, ${sums} from gone group by ${keys}
+    insert into ${table} as f (${grouped}, backend, ${columnList(counter.counts)})
+    select ${grouped}, 0, ${sums} from gone group by ${grouped}
     on conflict (${keys}, backend) do update set ${additions}
   `);
   return result.rowCount;

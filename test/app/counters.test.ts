@@ -39,6 +39,12 @@ async function writeCounted(client: pg.Client, ctx: Ctx, segmentId: string, camp
      select $1, $2 || n, $3 || n, 'email', $4, 'sent', now(), '{}' from generate_series(1, 5) n`,
     [ctx.workspaceId, `msg_${tag}_`, `ct_${tag}_`, campaignId],
   );
+  // A scanner's click on a link of each: counted at once, per link and hour too.
+  await client.query(
+    `insert into message_hits (workspace_id, message_id, kind, method, human, reasons, url)
+     select $1, $2 || n, 'click', 'GET', false, '{scanner}', 'https://example.com/offer' from generate_series(1, 5) n`,
+    [ctx.workspaceId, `msg_${tag}_`],
+  );
 }
 
 const Backends = z.object({ backend: z.number() });
@@ -54,15 +60,25 @@ async function backendsOf(workspaceId: string) {
     members: await of('segment_member_counts'),
     steps: await of('campaign_step_counts'),
     days: await of('campaign_daily_counts'),
+    hours: await of('campaign_hourly_counts'),
+    workspaceHours: await of('workspace_hourly_counts'),
+    links: await of('link_hourly_counts'),
   };
 }
 
 async function figures(ctx: Ctx, segmentId: string, campaignId: string) {
   const segment = await ctx.admin.get(`${ctx.base}/segments/${segmentId}`);
   const report = await ctx.admin.get(`${ctx.base}/campaigns/${campaignId}/report`);
-  expect(segment.status, segment.text).to.equal(200);
-  expect(report.status, report.text).to.equal(200);
-  return { members: segment.body.count, report: report.body };
+  const series = await ctx.admin.get(`${ctx.base}/campaigns/${campaignId}/report/series`);
+  const workspaceSeries = await ctx.admin.get(`${ctx.base}/report`);
+  for (const response of [segment, report, series, workspaceSeries])
+    expect(response.status, response.text).to.equal(200);
+  return {
+    members: segment.body.count,
+    report: report.body,
+    series: series.body,
+    workspaceSeries: workspaceSeries.body,
+  };
 }
 
 describe('counter tables folded by the worker', () => {
@@ -86,10 +102,13 @@ describe('counter tables folded by the worker', () => {
       const before = await figures(ctx, segment.body.id, campaign.id);
       expect(before.members).to.equal(10);
       expect(before.report.messages.sent).to.equal(10);
+      expect(before.series.totals.sent).to.equal(10);
+      expect(before.series.links).to.deep.equal([
+        { url: 'https://example.com/offer', humanClicks: 0, machineClicks: 10 },
+      ]);
       const rowsBefore = await backendsOf(ctx.workspaceId);
-      expect(rowsBefore.members).to.include.members([gone.pid, live.pid]);
-      expect(rowsBefore.steps).to.include.members([gone.pid, live.pid]);
-      expect(rowsBefore.days).to.include.members([gone.pid, live.pid]);
+      for (const backends of Object.values(rowsBefore))
+        expect(backends).to.include.members([gone.pid, live.pid]);
       // The closed connection's backend leaves a moment after the client hangs up.
       await eventually(
         async () =>
