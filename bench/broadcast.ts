@@ -30,6 +30,7 @@ import {
   query,
   runBroadcastBench,
   SENDER,
+  sleep,
   stopChild,
 } from './support/broadcastRun.ts';
 import {
@@ -37,10 +38,19 @@ import {
   announce,
   benchRounds,
   goalLine,
+  median,
   memoryGoal,
   pairedRatios,
   ratioGoal,
 } from './support/goals.ts';
+import {
+  postgresCpuSeconds,
+  processCpuSeconds,
+  readStatements,
+  type Statement,
+  statementLines,
+  topLevel,
+} from './support/work.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -94,7 +104,8 @@ function sampleRss(pid: number, progress?: () => number) {
 }
 
 async function main() {
-  await runBroadcastBench('broadcast', CONTACTS, async ({ databaseUrl, sink, api, worker, audience }) => {
+  await runBroadcastBench('broadcast', CONTACTS, async (bench) => {
+    const { databaseUrl, sink, api, worker, audience } = bench;
     announce('broadcast', [RATIO_GOAL, RSS_GOAL], ROUNDS);
     const campaigns: string[] = [];
     const rounds = await alternate(
@@ -104,11 +115,13 @@ async function main() {
         campaigns.push(campaignId);
         sink.reset();
         const stopSampling = sampleRss(worker.pid!, args.curve ? () => sink.count() : undefined);
+        const measureWork = await markWork(bench, campaignId);
         const activated = now();
         await api.post(`${audience.base}/campaigns/${campaignId}/activate`, undefined, 200);
         await awaitSink(sink, CONTACTS, databaseUrl);
         const seconds = (sink.lastAt() - activated) / 1000;
         const rss = stopSampling();
+        const work = await measureWork();
         const statuses = await query(
           databaseUrl,
           'select status, count(*)::int as n from messages where campaign_id = $1 group by status order by 1',
@@ -116,9 +129,10 @@ async function main() {
         );
         const counted = statuses.map((row) => `${row.status} ${row.n}`).join(', ');
         process.stdout.write(
-          `  round ${round + 1} worker: ${rate(CONTACTS / seconds, seconds)}, max RSS ${megabytes(rss.max)} (${megabytes(rss.first)} at activation); messages: ${counted}\n`,
+          `  round ${round + 1} worker: ${rate(CONTACTS / seconds, seconds)}, max RSS ${megabytes(rss.max)} (${megabytes(rss.first)} at activation); messages: ${counted}\n` +
+            `    work: ${workLine(work)}\n`,
         );
-        return { seconds, rss };
+        return { seconds, rss, work };
       },
       async (round) => {
         if (args['skip-raw']) return null;
@@ -137,7 +151,67 @@ async function main() {
 const rate = (perSecond: number, seconds: number) =>
   `${perSecond.toFixed(0).padStart(6)} messages/s (${seconds.toFixed(1)} s)`;
 
-function report(rounds: { ours: { seconds: number; rss: { max: number } }[]; baseline: (number | null)[] }) {
+type Work = { workerSeconds: number; postgresSeconds: number; statements: Statement[] };
+
+/**
+ * Starts counting the work of one broadcast: the worker's CPU (/proc, it is a child process), the
+ * embedded PostgreSQL's and its statements (counting starts anew). The function returned waits
+ * until the broadcast has finished (its finish stamped: every message settled, the bookkeeping
+ * after the sends done) and says what it cost. The setup web process's activation request is in
+ * PostgreSQL's figure: one request for the whole audience.
+ */
+async function markWork(
+  bench: { databaseUrl: string; worker: { pid?: number }; postmaster: number | null },
+  campaignId: string,
+) {
+  const pid = bench.worker.pid!;
+  await readStatements(bench.databaseUrl, { reset: true });
+  const worker = processCpuSeconds(pid);
+  const postgres = bench.postmaster === null ? Number.NaN : postgresCpuSeconds(bench.postmaster);
+  return async (): Promise<Work> => {
+    while (
+      !(
+        await query(
+          bench.databaseUrl,
+          'select broadcast_finished_at is not null as done from campaigns where id = $1',
+          [campaignId],
+        )
+      )[0]?.done
+    )
+      await sleep(100);
+    return {
+      workerSeconds: processCpuSeconds(pid) - worker,
+      postgresSeconds:
+        bench.postmaster === null ? Number.NaN : postgresCpuSeconds(bench.postmaster) - postgres,
+      statements: await readStatements(bench.databaseUrl, { leaveOut: BOOKKEEPING }),
+    };
+  };
+}
+
+/** The bench's own queries, left out of the statements counted. */
+const BOOKKEEPING = [
+  'select broadcast_finished_at is not null as done%',
+  'select status, count(*)::int as n%',
+];
+
+/** CPU µs per message of the worker and of PostgreSQL, statements and their execution time per message. */
+function workLine(work: Work): string {
+  const perMessage = (seconds: number) => ((seconds * 1e6) / CONTACTS).toFixed(0);
+  const parts = [
+    `worker ${perMessage(work.workerSeconds)} µs`,
+    `PostgreSQL ${perMessage(work.postgresSeconds)} µs CPU/message`,
+  ];
+  if (work.statements.length > 0)
+    parts.push(
+      `${(topLevel(work.statements, 'calls') / CONTACTS).toFixed(2)} statements`,
+      `${perMessage(topLevel(work.statements, 'ms') / 1000)} µs executing/message`,
+    );
+  return parts.join(', ');
+}
+
+type Round = { seconds: number; rss: { max: number }; work: Work };
+
+function report(rounds: { ours: Round[]; baseline: (number | null)[] }) {
   const speed = (seconds: number) => CONTACTS / seconds;
   const raw = rounds.baseline.filter((seconds): seconds is number => seconds !== null);
   const lines = [
@@ -158,8 +232,33 @@ function report(rounds: { ours: { seconds: number; rss: { max: number } }[]; bas
       RSS_GOAL,
       rounds.ours.map((run) => run.rss.max / 2 ** 20),
     )}`,
+    ...workReport(rounds.ours),
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The median work per message over the rounds, and the statements of the median round. */
+function workReport(rounds: Round[]): string[] {
+  const works = rounds.map((round) => round.work);
+  const middle = [...rounds].sort((a, b) => a.seconds - b.seconds)[Math.floor(rounds.length / 2)];
+  const statements = works.filter((work) => work.statements.length > 0);
+  const mid = (figure: (work: Work) => number) => median(works.map(figure));
+  // One line standing for all statements: the medians of the rounds' sums.
+  const sum: Statement = {
+    calls: median(statements.map((work) => topLevel(work.statements, 'calls'))),
+    ms: median(statements.map((work) => topLevel(work.statements, 'ms'))),
+    query: '',
+    toplevel: true,
+  };
+  return [
+    `  work (median of ${works.length}): ${workLine({
+      workerSeconds: mid((work) => work.workerSeconds),
+      postgresSeconds: mid((work) => work.postgresSeconds),
+      statements: statements.length > 0 ? [sum] : [],
+    })}`,
+    '  statements of the median round, by execution time:',
+    ...statementLines(middle.work.statements, CONTACTS, 'message', 15),
+  ];
 }
 
 await main();

@@ -29,7 +29,16 @@ import {
   pairedRatios,
   ratioGoal,
 } from './support/goals.ts';
-import { markWork, postmasterPid, type Work, workSince } from './support/work.ts';
+import {
+  markWork,
+  postmasterPid,
+  readStatements,
+  type Statement,
+  statementLines,
+  topLevel,
+  type Work,
+  workSince,
+} from './support/work.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -200,23 +209,11 @@ async function settled(bench: Bench) {
     await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-type Statement = { calls: number; ms: number; query: string; toplevel: boolean };
-
-/**
- * What pg_stat_statements counted since its last reset, the bench's own queries left out. Nested
- * statements (foreign-key checks, which run as queries of their own) are listed too, not summed.
- */
-async function statements(bench: Bench, reset: boolean): Promise<Statement[]> {
-  if (!bench.statementsCounted) return [];
-  const { sql } = bench.service;
-  const rows = await bench.context.db.any(sql.unsafe`
-    select calls::int as calls, total_exec_time as ms, toplevel,
-      regexp_replace(query, '[[:space:]]+', ' ', 'g') as query
-    from pg_stat_statements
-    where query not ilike '%pg_stat_statements%' and query not ilike 'select count(*)::int from webhook_attempts%'
-    order by total_exec_time desc`);
-  if (reset) await bench.context.db.query(sql.unsafe`select pg_stat_statements_reset()`);
-  return rows as unknown as Statement[];
+/** What pg_stat_statements counted since its last reset, the bench's own queries left out. */
+function statements(bench: Bench, reset: boolean): Promise<Statement[]> {
+  if (!bench.statementsCounted) return Promise.resolve([]);
+  const leaveOut = ['select count(*)::int from webhook_attempts%'];
+  return readStatements(bench.context.databaseUrl, { leaveOut, reset });
 }
 
 /** EVENTS events committed at once; latency from that commit to each receipt, and the work after it. */
@@ -354,23 +351,6 @@ function workLine(run: Run): string {
   return parts.join(', ');
 }
 
-/** A sum over the statements the client sent (the nested ones' time is inside theirs). */
-function topLevel(rows: readonly Statement[], figure: 'calls' | 'ms'): number {
-  return rows.reduce((sum, row) => sum + (row.toplevel ? row[figure] : 0), 0);
-}
-
-/** The statements that took the most execution time, with their share and calls per delivery. */
-function statementLines(run: Run): string[] {
-  const rows = run.statements ?? [];
-  const total = topLevel(rows, 'ms');
-  return rows
-    .slice(0, 10)
-    .map(
-      (row) =>
-        `    ${((row.ms / total) * 100).toFixed(0).padStart(3)} %  ${(row.calls / (EVENTS * 2)).toFixed(4)} calls/delivery  ${row.toplevel ? '' : '(nested) '}${row.query.slice(0, 110)}`,
-    );
-}
-
 const rate = (run: Run) => (EVENTS * 2) / run.seconds;
 const rateFromCommit = (run: Run) => (EVENTS * 2) / (run.secondsFromCommit ?? run.seconds);
 const middle = (runs: Run[]) => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
@@ -426,7 +406,7 @@ function report(
     `  burst      ${rate(middle(bursts)).toFixed(0).padStart(6)} deliveries/s (${middle(bursts).seconds.toFixed(2)} s)  commit→receipt ${spread(middle(bursts))}`,
     `  work       ${medianWork(bursts)}`,
     '  statements of the median round, by execution time:',
-    ...statementLines(middle(bursts)),
+    ...statementLines(middle(bursts).statements ?? [], EVENTS * 2, 'delivery'),
   ];
   if (baselines.length > 0)
     lines.push(

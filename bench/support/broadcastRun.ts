@@ -12,6 +12,7 @@ import { config } from '../../src/config.ts';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { type Sink, startSink } from '../broadcastSink.ts';
 import { Api } from '../ingestSetup.ts';
+import { postmasterPid } from './work.ts';
 
 const BENCH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const now = () => performance.timeOrigin + performance.now();
@@ -163,6 +164,8 @@ export type BroadcastBench = {
   workspaceId: string;
   worker: ChildProcess;
   audience: { base: string; segmentId: string };
+  /** The embedded server's postmaster (its CPU is read from /proc), null on BENCH_DATABASE_URL. */
+  postmaster: number | null;
 };
 
 /**
@@ -177,11 +180,19 @@ export async function runBroadcastBench(
   const dataDir = mkdtempSync(path.join(tmpdir(), `switchboard-bench-${name}-`));
   const database = process.env.BENCH_DATABASE_URL
     ? { url: process.env.BENCH_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+    : await startEmbeddedDatabase({
+        dataDir,
+        port: await freePort(),
+        persistent: false,
+        // Statements per message and their times (bench/support/work.ts reads them).
+        settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
+      });
+  const postmaster = process.env.BENCH_DATABASE_URL ? null : postmasterPid(path.join(dataDir, 'pg'));
   const sink = await startSink();
   const children: ChildProcess[] = [];
   try {
     await migrateAll(database.url, config());
+    if (postmaster !== null) await query(database.url, 'create extension if not exists pg_stat_statements');
     const setup = await startSetupWeb(database.url);
     children.push(setup.child);
     const workspaceId = await setup.api.newWorkspace('Bench');
@@ -189,7 +200,7 @@ export async function runBroadcastBench(
     const worker = startWorker(database.url);
     children.push(worker);
     const audience = await setUpAudience(setup.api, workspaceId, sink.port, database.url);
-    await run({ databaseUrl: database.url, sink, api: setup.api, workspaceId, worker, audience });
+    await run({ databaseUrl: database.url, sink, api: setup.api, workspaceId, worker, audience, postmaster });
   } finally {
     await Promise.all(children.map(stopChild));
     await sink.close();
