@@ -53,6 +53,8 @@ const GROUND = '^src/((config|log|version)\\.ts$|config/)';
 
 const any = (names) => `^src/(${names.join('|')})/`;
 const FEATURE = any(FEATURE_ORDER);
+/** What only the web process needs: a feature's routes, pages and console pages, its whole. */
+const WEB_ONLY = '^src/[^/]+/(feature|routes|consolePages|pages)\\.ts$';
 
 /** One rule per feature or kit: it may not import the ones listed before it in its order. */
 const orderRules = (kind, order, list) =>
@@ -113,12 +115,28 @@ module.exports = {
       to: { path: '^src/[^/]+/feature\\.ts$' },
     },
     {
+      name: 'background-module-outside-composition',
+      comment:
+        "A feature's background.ts (what every process needs of it) is for the composition layer and its own feature.ts alone.",
+      severity: 'error',
+      from: { pathNot: ['^src/app/', '^src/[^/]+/feature\\.ts$'] },
+      to: { path: '^src/[^/]+/background\\.ts$' },
+    },
+    {
+      name: 'background-reaches-web',
+      comment:
+        "A feature's background.ts is what the worker loads: it must not reach a feature's routes, pages or console pages (src/app/features.ts).",
+      severity: 'error',
+      from: { path: '^src/[^/]+/background\\.ts$' },
+      to: { path: WEB_ONLY, reachable: true },
+    },
+    {
       name: 'composition-uses-feature-internals',
       comment:
-        'The composition layer takes a feature through its feature.ts or index.ts, or its commands.ts alone (src/app/featureProgram.ts: a CLI command that loads no routes or pages).',
+        'The composition layer takes a feature through its feature.ts, background.ts or index.ts, or its commands.ts alone (src/app/featureProgram.ts: a CLI command that loads no routes or pages).',
       severity: 'error',
       from: { path: '^src/app/' },
-      to: { path: FEATURE, pathNot: '^src/[^/]+/(feature|index|commands)\\.ts$' },
+      to: { path: FEATURE, pathNot: '^src/[^/]+/(feature|background|index|commands)\\.ts$' },
     },
     {
       name: 'entry-points-only-call-composition',

@@ -257,7 +257,7 @@ function workReport(rounds: Round[]): string[] {
       statements: statements.length > 0 ? [sum] : [],
     })}`,
     '  statements of the median round, by execution time:',
-    ...statementLines(middle.work.statements, CONTACTS, 'message', 15),
+    ...statementLines(middle.work.statements, CONTACTS, 'message', Number(process.env.BENCH_TOP ?? 15)),
   ];
 }
 

@@ -30,7 +30,7 @@ import { messagesPanel, subscriptionsPanel } from '../messages/feature.ts';
 import { scorePanel } from '../scoring/feature.ts';
 import { segmentChoices, segmentsPanel } from '../segments/feature.ts';
 import { listWorkspacesOfUser } from '../workspaces/index.ts';
-import { FEATURES } from './features.ts';
+import { WHOLE_FEATURES } from './wholeFeatures.ts';
 
 const LAST_WORKSPACE_COOKIE = 'sb.ws';
 const THEME_COOKIE = 'sb.theme';
@@ -46,7 +46,10 @@ function consoleFeatures(context: AppContext): ConsolePages[] {
     segments: segmentChoices,
     panels: [scorePanel, segmentsPanel, subscriptionsPanel, campaignsPanel, messagesPanel, timelinePanel],
   });
-  return [contacts, ...FEATURES.flatMap((feature) => (feature.console ? [feature.console(context)] : []))];
+  return [
+    contacts,
+    ...WHOLE_FEATURES.flatMap((feature) => (feature.console ? [feature.console(context)] : [])),
+  ];
 }
 
 function cookie(req: Request, name: string): string | undefined {
@@ -141,7 +144,7 @@ export function installConsole(app: Express, context: AppContext): void {
   console.use(signedIn(context, pages));
   console.get('/', home);
   console.post('/theme', consoleForm(), setTheme);
-  for (const feature of FEATURES) feature.consoleRoot?.(console, context);
+  for (const feature of WHOLE_FEATURES) feature.consoleRoot?.(console, context);
 
   const workspace = express.Router({ mergeParams: true });
   workspace.use(member);

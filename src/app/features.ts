@@ -2,43 +2,47 @@
 // in FEATURE_ORDER (.dependency-cruiser.cjs; test/app/features.unit.test.ts holds the two equal),
 // and one import below. The rest of src/app/ reads this list and nothing else of the features.
 //
-// Two orders are deliberate:
-// - The OpenAPI document lists operations in the order their modules define them, so the order of
-//   the imports below is the order of the document: keep them alphabetical, and keep this module
-//   the first to load any feature.ts.
-// - The list runs from the top of FEATURE_ORDER down (a feature before those it builds on):
-//   retention prunes in this order, so rows that point at others go before what they point at and
-//   a cascade from below finds less. Routes, pages, jobs and commands are installed bottom-up
-//   (`foundationsFirst`): `switchboard --help` lists the commands as one sets an installation up
-//   (sign-in, admin, workspaces, keys, … import, webhooks). Routes are then sorted by specificity
-//   (src/http/app.ts), so their order matters only between paths equally specific.
+// The list holds each feature's background (background.ts: jobs, worker services, retention,
+// effects, what it sets up in a context), which is all the worker loads of the features: its
+// start-up, module count and memory do not carry their routes, pages and console sections (the web
+// process's). wholeFeatures.ts puts each whole feature (feature.ts) in this list's order, for the web
+// process and the CLI.
+//
+// The list runs from the top of FEATURE_ORDER down (a feature before those it builds on):
+// retention prunes in this order, so rows that point at others go before what they point at and
+// a cascade from below finds less. Routes, pages, jobs and commands are installed bottom-up
+// (`foundationsFirst`): `switchboard --help` lists the commands as one sets an installation up
+// (sign-in, admin, workspaces, keys, … import, webhooks). Routes are then sorted by specificity
+// (src/http/app.ts), so their order matters only between paths equally specific.
 
-import { feature as accounts } from '../accounts/feature.ts';
-import { feature as apiKeys } from '../apiKeys/feature.ts';
-import { feature as audit } from '../audit/feature.ts';
-import { feature as campaigns } from '../campaigns/feature.ts';
-import { feature as channels } from '../channels/feature.ts';
-import { feature as contacts } from '../contacts/feature.ts';
+import { background as accounts } from '../accounts/background.ts';
+import { background as apiKeys } from '../apiKeys/background.ts';
+import { background as audit } from '../audit/background.ts';
+import { background as campaigns } from '../campaigns/background.ts';
+import { background as channels } from '../channels/background.ts';
+import { background as contacts } from '../contacts/background.ts';
 import type { FeatureEffects } from '../core/context.ts';
-import { feature as events } from '../events/feature.ts';
-import type { Feature } from '../feature/definition.ts';
-import { feature as feedback } from '../feedback/feature.ts';
-import { feature as forms } from '../forms/feature.ts';
-import { feature as health } from '../health/feature.ts';
-import { feature as imports } from '../imports/feature.ts';
-import { feature as messages } from '../messages/feature.ts';
-import { feature as publicEvents } from '../publicEvents/feature.ts';
-import { feature as publicKeys } from '../publicKeys/feature.ts';
-import { feature as push } from '../push/feature.ts';
-import { feature as scoring } from '../scoring/feature.ts';
-import { feature as segments } from '../segments/feature.ts';
-import { feature as telegram } from '../telegram/feature.ts';
-import { feature as tracking } from '../tracking/feature.ts';
-import { feature as webhooks } from '../webhooks/feature.ts';
-import { feature as workspaces } from '../workspaces/feature.ts';
+import { background as events } from '../events/background.ts';
+import type { FeatureBackground } from '../feature/definition.ts';
+import { background as feedback } from '../feedback/background.ts';
+import { background as imports } from '../imports/background.ts';
+import { background as messages } from '../messages/background.ts';
+import { background as publicKeys } from '../publicKeys/background.ts';
+import { background as scoring } from '../scoring/background.ts';
+import { background as segments } from '../segments/background.ts';
+import { background as telegram } from '../telegram/background.ts';
+import { background as tracking } from '../tracking/background.ts';
+import { background as webhooks } from '../webhooks/background.ts';
+import { background as workspaces } from '../workspaces/background.ts';
+
+// Features whose every part is in the web process (routes, pages): their name holds their place.
+const forms = { name: 'forms' };
+const health = { name: 'health' };
+const publicEvents = { name: 'publicEvents' };
+const push = { name: 'push' };
 
 /** Top to bottom, as FEATURE_ORDER: each feature may use only those after it. */
-export const FEATURES: readonly Feature[] = [
+export const FEATURES: readonly FeatureBackground[] = [
   webhooks,
   imports,
   push,
@@ -63,13 +67,15 @@ export const FEATURES: readonly Feature[] = [
 ];
 
 /** Bottom to top: the features others build on first (routes, pages, jobs, commands). */
-export const foundationsFirst = (): readonly Feature[] => FEATURES.toReversed();
+export const foundationsFirst = <Part extends FeatureBackground>(
+  features: readonly Part[],
+): readonly Part[] => features.toReversed();
 
 /**
  * The effects every context carries (`app.effects`), each from the one feature above that provides
  * it. A key provided twice, or one that no feature provides, stops the process at start-up.
  */
-export function featureEffects(features: readonly Feature[] = FEATURES): FeatureEffects {
+export function featureEffects(features: readonly FeatureBackground[] = FEATURES): FeatureEffects {
   const effects: Record<string, unknown> = {};
   for (const feature of features)
     for (const [key, value] of Object.entries(feature.effects ?? {})) {

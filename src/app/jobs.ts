@@ -5,6 +5,8 @@ import type { AppContext } from '../core/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { foldCountersJob } from './counters.ts';
 import { foundationsFirst } from './features.ts';
+
+import { FEATURES, foundationsFirst } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
@@ -13,11 +15,14 @@ export function allJobs(settings: Config): JobDefinition<any>[] {
     ...foundationsFirst().flatMap((feature) => feature.jobs?.(settings) ?? []),
     retentionJob(settings),
     foldCountersJob,
+
+    ...foundationsFirst(FEATURES).flatMap((feature) => feature.jobs?.(settings) ?? []),
+    retentionJob(settings),
   ];
 }
 
 export function allWorkerServices(): WorkerService[] {
-  return foundationsFirst().flatMap((feature) => feature.workerServices ?? []);
+  return foundationsFirst(FEATURES).flatMap((feature) => feature.workerServices ?? []);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { AppContext } from '../core/context.ts';
 import { FAVICON_LINK, FAVICON_SVG } from '../http/html.ts';
 import { installConsole } from './console.ts';
 import { foundationsFirst } from './features.ts';
+import { WHOLE_FEATURES } from './wholeFeatures.ts';
 
 /** `/`: the console for a signed-in person, the sign-in page for anyone else. */
 function homePage(req: Request, res: Response) {
@@ -30,7 +31,7 @@ export function installPages(app: Express, context: AppContext) {
     res.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=86400');
     res.send(FAVICON_SVG);
   });
-  for (const feature of foundationsFirst()) feature.pages?.(app, context);
+  for (const feature of foundationsFirst(WHOLE_FEATURES)) feature.pages?.(app, context);
   app.get('/docs', (_req, res) => res.type('html').send(DOCS_HTML));
   app.get('/docs/init.js', (_req, res) =>
     res

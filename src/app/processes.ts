@@ -7,8 +7,14 @@ import { createLogger, type Logger, StartupError } from '../log.ts';
 import { startBanner } from './banner.ts';
 import { closeContext, createContext, migrateAll } from './context.ts';
 import { onShutdown } from './lifecycle.ts';
-import { startWeb } from './web.ts';
 import { startWorker } from './worker.ts';
+
+/**
+ * The web process's modules (every feature whole: routes, pages, console sections), loaded by the
+ * processes that serve HTTP only: the worker runs jobs and services and loads each feature's
+ * background alone (src/app/features.ts), not modules and memory it would hold for nothing.
+ */
+const loadWeb = () => import('./web.ts');
 
 /** Each part a start-up started registers how to stop it; they stop newest first. */
 type Started = { add: (stop: () => Promise<void>) => void };
@@ -66,6 +72,7 @@ export function runWeb(): Promise<void> {
   return runProcess('switchboard-web', async (config, log, databaseUrl, started) => {
     const context = await createContext(config, databaseUrl, 'web', log);
     started.add(() => closeContext(context));
+    const { startWeb } = await loadWeb();
     const web = await startWeb(context);
     started.add(web.stop);
     return () => log.info({ port: web.port }, `Switchboard web listening on http://localhost:${web.port}`);
@@ -89,6 +96,7 @@ export function runStart(): Promise<void> {
     started.add(() => closeContext(context));
     const worker = await startWorker(context);
     started.add(worker.stop);
+    const { startWeb } = await loadWeb();
     const web = await startWeb(context);
     started.add(web.stop);
     return () => {

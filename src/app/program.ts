@@ -8,6 +8,7 @@ import { newProgram } from './featureProgram.ts';
 import { featureEffects, foundationsFirst } from './features.ts';
 import { installPruneCommand } from './retention.ts';
 import { installSecretCommands } from './secretStores.ts';
+import { WHOLE_FEATURES } from './wholeFeatures.ts';
 
 function installMigrate(program: Command) {
   program
@@ -28,7 +29,7 @@ export async function runCli(argv: string[]): Promise<void> {
   const program = newProgram();
   installMigrate(program);
   const effects = featureEffects();
-  for (const feature of foundationsFirst()) feature.commands?.(program, effects);
+  for (const feature of foundationsFirst(WHOLE_FEATURES)) feature.commands?.(program, effects);
   installSecretCommands(program);
   installPruneCommand(program);
   await program.parseAsync(argv);

@@ -4,10 +4,10 @@ import type { Command } from 'commander';
 import { print, run, withDatabase } from '../cli/context.ts';
 import type { Db } from '../db/pool.ts';
 import { currentKeyRing, type SecretStore } from '../secrets/index.ts';
-import { foundationsFirst } from './features.ts';
+import { FEATURES, foundationsFirst } from './features.ts';
 
 function allSecretStores(): SecretStore[] {
-  return foundationsFirst().flatMap((feature) => feature.secretStores ?? []);
+  return foundationsFirst(FEATURES).flatMap((feature) => feature.secretStores ?? []);
 }
 
 export type RotationReport = { keyId: string; stores: { name: string; resealed: number; left: number }[] };

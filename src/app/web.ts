@@ -1,6 +1,6 @@
 // The web process: the Express app with every feature's routes and pages, listening on PORT, and
 // a shutdown that lets requests in flight finish. Routes are handed over foundations first and
-// mounted by specificity (src/http/app.ts); the OpenAPI order is the import order of features.ts.
+// mounted by specificity (src/http/app.ts); the OpenAPI order is the import order of wholeFeatures.ts.
 import type { Server, ServerResponse } from 'node:http';
 import type { AppContext } from '../core/context.ts';
 import type { Stoppable } from '../db/resolve.ts';
@@ -8,9 +8,10 @@ import { createHttpApp } from '../http/app.ts';
 import { StartupError } from '../log.ts';
 import { foundationsFirst } from './features.ts';
 import { installPages } from './pages.ts';
+import { WHOLE_FEATURES } from './wholeFeatures.ts';
 
 export function createApp(context: AppContext) {
-  const features = foundationsFirst();
+  const features = foundationsFirst(WHOLE_FEATURES);
   const routes = features.flatMap((feature) => feature.routes ?? []);
   const { app, close: closeSessions } = createHttpApp(context, { routes, installPages });
   const stops = features.flatMap((feature) => (feature.webServices ?? []).map((start) => start(context)));

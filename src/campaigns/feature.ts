@@ -1,6 +1,7 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
+import { background } from './background.ts';
 import { campaignConsole } from './consolePages.ts';
 import { installProgressPages } from './consoleProgress.ts';
 import { afterContactsChanged } from './contactEffects.ts';
@@ -11,10 +12,9 @@ import { progressRoutes } from './progressRoutes.ts';
 import { reportConsole } from './reportConsole.ts';
 import { reportRoutes } from './reportRoutes.ts';
 import { campaignRoutes } from './routes.ts';
-import { registerStepQueue } from './stepQueue.ts';
 
 export const feature: Feature = {
-  name: 'campaigns',
+  ...background,
   routes: [...campaignRoutes, ...reportRoutes, ...progressRoutes],
   // The campaigns section, a broadcast's progress, and the reports (a campaign's, and the
   // workspace's own section).

@@ -1,13 +1,12 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
-import { contactRetention } from './retention.ts';
+import { background } from './background.ts';
 import { contactRoutes } from './routes.ts';
 
 export const feature: Feature = {
-  name: 'contacts',
+  ...background,
   routes: contactRoutes,
-  retention: contactRetention,
 };
 
 /**

@@ -1,8 +1,9 @@
 // What a feature brings to the service, as one value: each feature's feature.ts exports
-// `feature: Feature`, and the composition layer (src/app/features.ts) reads one ordered list of
-// them. Every field is optional: a feature declares only what it has. This kit sits at the top of
-// KIT_ORDER because the value names the types of the kits below it (routes, jobs, retention rules,
-// secret stores); it knows no feature. What a new kind of contribution needs (a feature's console
+// `feature: Feature`, its background.ts the part every process needs (`background:
+// FeatureBackground`, spread into the whole), and the composition layer (src/app/features.ts)
+// reads one ordered list of them. Every field is optional: a feature declares only what it has.
+// This kit sits at the top of KIT_ORDER because the value names the types of the kits below it
+// (routes, jobs, retention rules, secret stores); it knows no feature. What a new kind of contribution needs (a feature's console
 // pages, say) is one more optional field here, typed by its kit, and one loop in src/app/.
 import type { Command } from 'commander';
 import type { Express, Router } from 'express';
@@ -29,26 +30,21 @@ export type Pruner = {
 /** Undoes what a feature set up for a context (its queue registration, its pooled connections). */
 export type Release = () => void | Promise<void>;
 
-export type Feature = {
+/**
+ * What a feature brings to every process, the worker's above all: its jobs and long-running
+ * loops, its retention, what it does for features below it, and what it sets up in a context. A
+ * feature's background.ts exports it, and src/app/features.ts lists them in order: the worker loads
+ * these and not the features' routes, pages and console sections. Its modules must not reach the
+ * feature's routes or pages (the lint's `background-reaches-web`).
+ */
+export type FeatureBackground = {
   /** The feature's folder under src/, as FEATURE_ORDER (.dependency-cruiser.cjs) spells it. */
   name: string;
-  /** HTTP operations, under /api and elsewhere; described in the OpenAPI document. */
-  routes?: readonly RouteDefinition[];
-  /** Pages for people and other non-API paths (HTML forms, scripts), mounted on the web app. */
-  pages?: (app: Express, context: AppContext) => void;
-  /** Its sections of the console under /app/{workspaceId}/ (src/app/console.ts mounts them). */
-  console?: (context: AppContext) => ConsolePages;
-  /** Console pages outside any workspace (/app/new, /app/account), on the /app router. */
-  consoleRoot?: (router: Router, context: AppContext) => void;
   /** The worker's queues, each with its handler (and schedule). */
   // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
   jobs?: (config: Config) => readonly JobDefinition<any>[];
   /** Long-running loops the worker starts beside its jobs (the webhook dispatcher). */
   workerServices?: readonly WorkerService[];
-  /** What the web process runs beside its routes for as long as it serves; returns how to stop it. */
-  webServices?: readonly ((context: AppContext) => () => Promise<void>)[];
-  /** Its `switchboard` command groups. */
-  commands?: (program: Command, effects: FeatureEffects) => void;
   /** Which rows of its growing tables may go (`switchboard prune` and RETENTION_CRON). */
   retention?: readonly RetentionRule[];
   pruners?: readonly Pruner[];
@@ -69,4 +65,20 @@ export type Feature = {
   afterMigrate?: (db: Db, config: Config) => Promise<unknown>;
   /** What it sets up when a context is made (web, worker, CLI); returns how to undo it on close. */
   attach?: (context: AppContext) => Release;
+};
+
+/** The whole feature: its background (spread in) and what the web process and the CLI add. */
+export type Feature = FeatureBackground & {
+  /** HTTP operations, under /api and elsewhere; described in the OpenAPI document. */
+  routes?: readonly RouteDefinition[];
+  /** Pages for people and other non-API paths (HTML forms, scripts), mounted on the web app. */
+  pages?: (app: Express, context: AppContext) => void;
+  /** Its sections of the console under /app/{workspaceId}/ (src/app/console.ts mounts them). */
+  console?: (context: AppContext) => ConsolePages;
+  /** Console pages outside any workspace (/app/new, /app/account), on the /app router. */
+  consoleRoot?: (router: Router, context: AppContext) => void;
+  /** What the web process runs beside its routes for as long as it serves; returns how to stop it. */
+  webServices?: readonly ((context: AppContext) => () => Promise<void>)[];
+  /** Its `switchboard` command groups. */
+  commands?: (program: Command, effects: FeatureEffects) => void;
 };

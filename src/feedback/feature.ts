@@ -1,7 +1,7 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
-import { feedbackRetention } from './retention.ts';
+import { background } from './background.ts';
 import { feedbackRoutes } from './routes.ts';
 
-export const feature: Feature = { name: 'feedback', routes: feedbackRoutes, retention: feedbackRetention };
+export const feature: Feature = { ...background, routes: feedbackRoutes };

@@ -1,5 +1,5 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
 import { publicEventRoutes } from './routes.ts';
 

@@ -1,16 +1,13 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
+import { background } from './background.ts';
 import { scoringConsole } from './consolePages.ts';
-import { scoringJobs } from './jobs.ts';
-import { scoringRetention } from './retention.ts';
 import { scoringRoutes } from './routes.ts';
 
 export const feature: Feature = {
-  name: 'scoring',
+  ...background,
   routes: scoringRoutes,
-  jobs: scoringJobs,
-  retention: scoringRetention,
   console: scoringConsole,
 };
 

@@ -1,13 +1,10 @@
-// What this feature brings to the service, as the composition layer (src/app/features.ts) reads it;
-// nothing else imports this module.
+// What this feature brings to the service, as the composition layer (src/app/wholeFeatures.ts)
+// reads it; nothing else imports this module.
 import type { Feature } from '../feature/definition.ts';
-import { telegramJobs } from './jobs.ts';
-import { telegramRetention } from './retention.ts';
+import { background } from './background.ts';
 import { telegramRoutes } from './routes.ts';
 
 export const feature: Feature = {
-  name: 'telegram',
+  ...background,
   routes: telegramRoutes,
-  jobs: telegramJobs,
-  retention: telegramRetention,
 };

@@ -13,7 +13,9 @@ describe('the list of features', () => {
   });
 
   it('installs routes, pages, jobs and commands foundations first', () => {
-    expect(foundationsFirst().map((feature) => feature.name)).to.deep.equal(FEATURE_ORDER.toReversed());
+    expect(foundationsFirst(FEATURES).map((feature) => feature.name)).to.deep.equal(
+      FEATURE_ORDER.toReversed(),
+    );
   });
 
   it('gives every context each effect, from one feature', () => {

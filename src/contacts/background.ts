@@ -1,0 +1,9 @@
+// What this feature brings to every process, the worker's above all (src/app/features.ts lists it):
+// its retention. Its feature.ts adds the routes and pages; nothing else imports this module.
+import type { FeatureBackground } from '../feature/definition.ts';
+import { contactRetention } from './retention.ts';
+
+export const background: FeatureBackground = {
+  name: 'contacts',
+  retention: contactRetention,
+};
