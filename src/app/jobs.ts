@@ -1,23 +1,18 @@
 // What the worker runs: every feature's job definitions (foundations first) and long-running
-// services, plus the retention job of the composition layer (retention.ts).
+// services, plus the composition layer's retention (retention.ts) and counter folding (counters.ts).
 import type { Config } from '../config.ts';
 import type { AppContext } from '../core/context.ts';
 import type { JobDefinition, WorkerService } from '../jobs/definition.ts';
 import { foldCountersJob } from './counters.ts';
-import { foundationsFirst } from './features.ts';
-
 import { FEATURES, foundationsFirst } from './features.ts';
 import { retentionJob } from './retention.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each job types its own payload
 export function allJobs(settings: Config): JobDefinition<any>[] {
   return [
-    ...foundationsFirst().flatMap((feature) => feature.jobs?.(settings) ?? []),
-    retentionJob(settings),
-    foldCountersJob,
-
     ...foundationsFirst(FEATURES).flatMap((feature) => feature.jobs?.(settings) ?? []),
     retentionJob(settings),
+    foldCountersJob,
   ];
 }
 

@@ -3,6 +3,7 @@
 // feature.ts adds the routes and pages; nothing else imports this module.
 import type { FeatureBackground } from '../feature/definition.ts';
 import { afterContactsChanged } from './contactEffects.ts';
+import { campaignCounters } from './counters.ts';
 import { enrollForSegmentChanges } from './enroll.ts';
 import { campaignJobs } from './jobs.ts';
 import { registerStepQueue } from './stepQueue.ts';
@@ -10,6 +11,7 @@ import { registerStepQueue } from './stepQueue.ts';
 export const background: FeatureBackground = {
   name: 'campaigns',
   jobs: campaignJobs,
+  counters: campaignCounters,
   effects: {
     contacts: { contactsChanged: afterContactsChanged },
     segments: { membershipChanged: enrollForSegmentChanges },

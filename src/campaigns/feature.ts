@@ -4,10 +4,6 @@ import type { Feature } from '../feature/definition.ts';
 import { background } from './background.ts';
 import { campaignConsole } from './consolePages.ts';
 import { installProgressPages } from './consoleProgress.ts';
-import { afterContactsChanged } from './contactEffects.ts';
-import { campaignCounters } from './counters.ts';
-import { enrollForSegmentChanges } from './enroll.ts';
-import { campaignJobs } from './jobs.ts';
 import { progressRoutes } from './progressRoutes.ts';
 import { reportConsole } from './reportConsole.ts';
 import { reportRoutes } from './reportRoutes.ts';
@@ -28,14 +24,6 @@ export const feature: Feature = {
       },
     };
   },
-  jobs: campaignJobs,
-  counters: campaignCounters,
-  effects: {
-    contacts: { contactsChanged: afterContactsChanged },
-    segments: { membershipChanged: enrollForSegmentChanges },
-  },
-  // Enrollments are made deep in ingest and contact writes: their first step's job goes through this.
-  attach: (context) => registerStepQueue(context.boss),
 };
 
 export { campaignsPanel } from './console.ts';

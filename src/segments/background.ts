@@ -2,6 +2,7 @@
 // its jobs, retention and the rule cost limits. Its feature.ts adds the routes and pages; nothing
 // else imports this module.
 import type { FeatureBackground } from '../feature/definition.ts';
+import { segmentCounters } from './counters.ts';
 import { segmentJobs } from './jobs.ts';
 import { segmentRetention } from './retention.ts';
 import { useRuleCostLimits } from './ruleCost.ts';
@@ -9,6 +10,7 @@ import { useRuleCostLimits } from './ruleCost.ts';
 export const background: FeatureBackground = {
   name: 'segments',
   jobs: segmentJobs,
+  counters: segmentCounters,
   configure: useRuleCostLimits,
   retention: segmentRetention,
 };

@@ -4,18 +4,12 @@ import type { Feature } from '../feature/definition.ts';
 import { background } from './background.ts';
 import { installSegmentCommands } from './commands.ts';
 import { segmentConsole } from './consolePages.ts';
-import { segmentCounters } from './counters.ts';
-import { segmentJobs } from './jobs.ts';
-import { segmentRetention } from './retention.ts';
 import { segmentRoutes } from './routes.ts';
 
 export const feature: Feature = {
   ...background,
   routes: segmentRoutes,
   commands: installSegmentCommands,
-  configure: useRuleCostLimits,
-  retention: segmentRetention,
-  counters: segmentCounters,
   console: segmentConsole,
 };
 
