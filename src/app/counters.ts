@@ -25,8 +25,8 @@ export async function foldAllCounters(context: AppContext): Promise<Record<strin
 
 export const foldCountersJob: JobDefinition = {
   name: 'counters.fold',
-  // No retries: the next run folds what this one did not (a key whose segment or campaign was
-  // deleted meanwhile fails its foreign key, and then is gone anyway).
+  // No retries: the next run folds what this one did not (a segment deleted meanwhile fails its
+  // foreign key, and its rows are then gone anyway).
   queue: { retryLimit: 0, expireInSeconds: 600 },
   schedule: { cron: FOLD_CRON },
   handler: async (context: AppContext) => {

@@ -141,6 +141,36 @@ describe('counter tables folded by the worker', () => {
     }
   });
 
+  it("deletes a campaign's counters with it, and a workspace's with its campaigns", async () => {
+    const ctx = await workspace({ listening: false });
+    const segment = await ctx.admin.post(`${ctx.base}/segments`, {
+      name: 'Anyone',
+      rules: { attribute: 'plan', op: 'eq', value: 'never-set' },
+    });
+    await whenReady(ctx.admin, ctx.base, segment.body.id);
+    const [kept, deleted] = [
+      await createCampaign(ctx.admin, ctx.base),
+      await createCampaign(ctx.admin, ctx.base),
+    ];
+    const own = await connection();
+    await writeCounted(own.client, ctx, segment.body.id, kept.id, 'k');
+    await writeCounted(own.client, ctx, segment.body.id, deleted.id, 'd');
+    await own.client.end();
+    const rowsOf = (campaignId: string) =>
+      server().context.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+        select (select count(*) from campaign_step_counts where campaign_id = ${campaignId})
+          + (select count(*) from campaign_daily_counts where campaign_id = ${campaignId})
+          + (select count(*) from campaign_hourly_counts where campaign_id = ${campaignId})::int as n`);
+    expect(await rowsOf(deleted.id)).to.be.greaterThan(0);
+    await server().context.db.query(sql.unsafe`delete from messages where campaign_id = ${deleted.id}`);
+    const removed = await ctx.admin.delete(`${ctx.base}/campaigns/${deleted.id}`);
+    expect(removed.status, removed.text).to.equal(204);
+    expect(await rowsOf(deleted.id)).to.equal(0);
+    expect(await rowsOf(kept.id)).to.be.greaterThan(0);
+    await server().context.db.query(sql.unsafe`delete from workspaces where id = ${ctx.workspaceId}`);
+    expect(await rowsOf(kept.id)).to.equal(0);
+  });
+
   it('is scheduled in the worker', async () => {
     const cron = await server().context.db.maybeOneFirst(
       sql.type(z.object({ cron: z.string() }))`select cron from pgboss.schedule where name = 'counters.fold'`,
