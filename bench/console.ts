@@ -10,8 +10,10 @@
 //   npm run bench:console -- --keep /tmp/console-bench          (seed once, reuse on the next run)
 //   npm run bench:console -- --only search                      (the pages whose name contains it)
 //
-// A page is one entry of PAGES: its paths (cycled through by the load) and its bare query. A page
-// whose route this build does not have (404) is listed as skipped.
+// A page is one entry of PAGES: its paths (cycled through by the load) and its bare query; the
+// pages of part two (reports, builder, template editor, audience, progress, forms, imports…) and
+// the rest of the console's GET pages are in bench/consolePartTwo.ts, over bench/partTwoSeed.ts.
+// A page whose route this build does not have (404) is listed as skipped.
 import diagnostics from 'node:diagnostics_channel';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -42,9 +44,12 @@ import { segmentActivity, statisticsOf } from '../src/segments/stats.ts';
 import { endpointHealth } from '../src/webhooks/consoleQueries.ts';
 import { listEndpoints } from '../src/webhooks/service.ts';
 import { listMembers } from '../src/workspaces/queries.ts';
+import { PART_TWO_PAGES } from './consolePartTwo.ts';
 import { runLoad } from './load.ts';
-import { type SeededCampaign, seedMessages } from './messagesSeed.ts';
+import { SEEDED_CAMPAIGN_NAMES, type SeededCampaign, seedMessages } from './messagesSeed.ts';
+import { seedPartTwo } from './partTwoSeed.ts';
 import { type BenchSegment, insertSegments, seed } from './segmentsSeed.ts';
+import { contactId, type Fixture, type Page, queryOf, spread } from './support/consolePage.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,22 +78,6 @@ const SEGMENTS: BenchSegment[] = [
   { id: 'seg_bench_new', name: 'Signed up today', rules: { event: 'signup', within: 'P1D' } },
 ];
 
-type Fixture = { workspaceId: string; contacts: number; messages: number; campaigns: SeededCampaign[] };
-
-type Page = {
-  name: string;
-  /** Paths under /app/{workspaceId}, cycled through by the load. */
-  paths: (f: Fixture) => string[];
-  /** The page's main query, as the page runs it, for one of its paths. */
-  bare: (context: AppContext, f: Fixture, path: string) => Promise<unknown>;
-};
-
-/** Numbers spread over the seeded contacts, so that the load does not read one row again and again. */
-const spread = (f: Fixture, count: number) =>
-  Array.from({ length: count }, (_, i) => 1 + Math.floor(((i + 0.5) * f.contacts) / count));
-
-/** The seed's contact number n (bench/segmentsSeed.ts). */
-const contactId = (n: number) => `ct_bench${String(n).padStart(8, '0')}`;
 /** The seed's message number n (bench/messagesSeed.ts). */
 const messageId = (n: number) => `msg_bench${String(n).padStart(9, '0')}`;
 /** A contact with messages: message n went to contact 1 + (ceil(n / 2) × 7919) mod contacts. */
@@ -96,7 +85,7 @@ const contactOfMessage = (f: Fixture, n: number) => contactId(1 + ((Math.ceil(n 
 
 /** The message log's query for a query string, as its page runs it. */
 function messageLog(context: AppContext, f: Fixture, path: string) {
-  const query = Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
+  const query = queryOf(path);
   const after = query.after ? JSON.parse(Buffer.from(query.after, 'base64url').toString('utf8'))[0] : null;
   return listMessagesByKeyset(context.db, f.workspaceId, filterOf(query), { afterId: after, limit: 51 });
 }
@@ -111,7 +100,7 @@ const thirtyDaysAgo = () => new Date(Date.now() - 29 * 86_400_000).toISOString()
 
 /** The contact list's queries for a query string, as contactListPage runs them (rows and count). */
 function contactList(context: AppContext, f: Fixture, path: string) {
-  const query = Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
+  const query = queryOf(path);
   const { search, sort } = searchOf(query);
   const after = query.after ? JSON.parse(Buffer.from(query.after, 'base64url').toString('utf8')) : null;
   return Promise.all([
@@ -252,6 +241,7 @@ const PAGES: Page[] = [
     paths: () => ['/audit'],
     bare: (context, f) => listAudit(context.db, f.workspaceId, { limit: 51 }),
   },
+  ...PART_TWO_PAGES,
 ];
 
 // ---- server time: Node's http diagnostics channels, in this (the server's) process ----
@@ -291,14 +281,17 @@ async function bareLoad(work: (i: number) => Promise<unknown>, callers: number, 
 
 // ---- the database: seeded once, or reused from --keep ----
 
-/** The seeded campaigns, seeding the messages first when the workspace has none yet. */
+/**
+ * The campaigns of the message seed, seeding the messages first when the workspace has none yet
+ * (the campaigns of part two, made later, are not among them).
+ */
 async function seedWorkspaceMessages(url: string, context: AppContext): Promise<SeededCampaign[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const existing = await client.query<SeededCampaign>(
-      `select id, name from campaigns where workspace_id = $1 order by created_at, id`,
-      [WORKSPACE],
+      `select id, name from campaigns where workspace_id = $1 and name = any($2) order by created_at, id`,
+      [WORKSPACE, SEEDED_CAMPAIGN_NAMES],
     );
     if (existing.rows.length) {
       console.log(`reusing the seeded messages (${existing.rows.length} campaigns)`);
@@ -312,6 +305,26 @@ async function seedWorkspaceMessages(url: string, context: AppContext): Promise<
     });
     console.log(`messages seeded in ${seeded.seconds.toFixed(0)} s`);
     return seeded.campaigns;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Part two's forms, imports and campaigns (bench/partTwoSeed.ts), made where missing. */
+async function seedWorkspacePartTwo(url: string, context: AppContext) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    const fixture = await seedPartTwo(client, context, {
+      workspaceId: WORKSPACE,
+      contacts: CONTACTS,
+      submissions: Math.round(MESSAGES / 10),
+      enrollments: Math.round(MESSAGES * 0.06),
+      days: 30,
+    });
+    console.log(`part two ready in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    return fixture;
   } finally {
     await client.end();
   }
@@ -390,8 +403,18 @@ type Row = {
   p50: number;
   p95: number;
   client: number;
-  bare: { p50: number; p95: number; errors: number };
+  /** None for a page that reads nothing beyond the session. */
+  bare: { p50: number; p95: number; errors: number } | null;
 };
+
+const bareCells = (bare: Row['bare'], p95: number) =>
+  bare
+    ? [
+        bare.p50.toFixed(1),
+        `${bare.p95.toFixed(1)}${bare.errors ? ` (${bare.errors} err)` : ''}`,
+        `${(p95 / bare.p95).toFixed(2)}×`,
+      ]
+    : ['—', '—', '—'];
 
 function printRows(rows: Row[], skipped: string[]) {
   const width = Math.max(40, ...rows.map((r) => r.name.length));
@@ -411,9 +434,7 @@ function printRows(rows: Row[], skipped: string[]) {
         r.p50.toFixed(1),
         r.p95.toFixed(1),
         r.client.toFixed(1),
-        r.bare.p50.toFixed(1),
-        `${r.bare.p95.toFixed(1)}${r.bare.errors ? ` (${r.bare.errors} err)` : ''}`,
-        `${(r.p95 / r.bare.p95).toFixed(2)}×`,
+        ...bareCells(r.bare, r.p95),
         r.p95 <= GOAL_MS ? 'met' : 'MISSED',
       ]),
     );
@@ -433,16 +454,16 @@ async function measure(
   cookies: string[],
   page: Page,
 ): Promise<Row | null> {
-  const base = `/app/${f.workspaceId}`;
   const paths = page.paths(f);
-  const probe = await fetch(origin + base + paths[0], { headers: { cookie: cookies[0], ...BEHIND_TLS } });
+  const full = paths.map((p) => (p.startsWith('/app/') ? p : `/app/${f.workspaceId}${p}`));
+  const probe = await fetch(origin + full[0], { headers: { cookie: cookies[0], ...BEHIND_TLS } });
   await probe.text();
   if (probe.status === 404) return null;
   if (probe.status !== 200)
     console.log(`${page.name}: GET ${paths[0]} → ${probe.status} (measured all the same)`);
   const target = {
     name: page.name,
-    paths: paths.map((p) => base + p),
+    paths: full,
     headers: BEHIND_TLS,
     connectionHeaders: cookies.map((cookie) => ({ cookie })),
     status: 200,
@@ -451,7 +472,10 @@ async function measure(
   serverTimes = [];
   const load = await runLoad(origin, target, SECONDS, SESSIONS);
   const times = serverTimes.sort((a, b) => a - b);
-  const bare = await bareLoad((i) => page.bare(context, f, paths[i % paths.length]), SESSIONS, SECONDS);
+  const { bare: query } = page;
+  const bare = query
+    ? await bareLoad((i) => query(context, f, paths[i % paths.length]), SESSIONS, SECONDS)
+    : null;
   return {
     name: page.name,
     requests: load.requests,
@@ -488,15 +512,18 @@ async function main() {
   try {
     await seedWorkspace(service.databaseUrl, service.context);
     const campaigns = await seedWorkspaceMessages(service.databaseUrl, service.context);
+    const partTwo = await seedWorkspacePartTwo(service.databaseUrl, service.context);
     const cookies = await signIn(service.origin, service.context);
-    const f: Fixture = { workspaceId: WORKSPACE, contacts: CONTACTS, messages: MESSAGES, campaigns };
+    const f: Fixture = { workspaceId: WORKSPACE, contacts: CONTACTS, messages: MESSAGES, campaigns, partTwo };
     const rows: Row[] = [];
     const skipped: string[] = [];
     for (const page of PAGES.filter((p) => !args.only || p.name.includes(args.only))) {
       const row = await measure(service.origin, service.context, f, cookies, page);
       if (row) {
         rows.push(row);
-        console.log(`${page.name}: p95 ${row.p95.toFixed(1)} ms (bare ${row.bare.p95.toFixed(1)} ms)`);
+        console.log(
+          `${page.name}: p95 ${row.p95.toFixed(1)} ms${row.bare ? ` (bare ${row.bare.p95.toFixed(1)} ms)` : ''}`,
+        );
       } else skipped.push(page.name);
     }
     printRows(rows, skipped);

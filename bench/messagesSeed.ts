@@ -31,6 +31,8 @@ const CAMPAIGNS = [
 ];
 
 export type SeededCampaign = { id: string; name: string };
+/** The names of the campaigns this seed makes: how a kept database's are found again. */
+export const SEEDED_CAMPAIGN_NAMES = CAMPAIGNS.map((campaign) => campaign.name);
 
 async function makeCampaigns(context: AppContext, workspaceId: string): Promise<SeededCampaign[]> {
   const made: SeededCampaign[] = [];
