@@ -26,7 +26,8 @@ import { findContact, getContact, searchContacts } from '../src/contacts/index.t
 import type { AppContext } from '../src/core/context.ts';
 import { recentSubmissionCounts, submissionPageOf } from '../src/forms/consoleQueries.ts';
 import { getForm, listFormsOf } from '../src/forms/service.ts';
-import { chunksFrom, findImport, listImports, rejectsAfter } from '../src/imports/uploadQueries.ts';
+import { HEAD_BYTES } from '../src/imports/preview.ts';
+import { fileHead, findImport, listImports, rejectsAfter } from '../src/imports/uploadQueries.ts';
 import { listPublishableKeys } from '../src/publicKeys/service.ts';
 import { listSegmentNames } from '../src/segments/consoleQueries.ts';
 import { explainMembership } from '../src/segments/explain.ts';
@@ -272,7 +273,7 @@ const SHOWN_REJECTS = 100; // src/imports/consolePages.ts
 /** An import's page: the row, then its refused rows (ended) or its file's first chunk (waiting for its mapping). */
 async function importPage(context: AppContext, f: Fixture, path: string) {
   const row = await findImport(context.db, f.workspaceId, segmentOf(path, 1));
-  if (row?.status === 'uploaded') return chunksFrom(context.db, f.workspaceId, row.id, 0, 1);
+  if (row?.status === 'uploaded') return fileHead(context.db, f.workspaceId, row.id, HEAD_BYTES);
   if (row?.refused) return rejectsAfter(context.db, f.workspaceId, row.id, 0, SHOWN_REJECTS);
   return row;
 }

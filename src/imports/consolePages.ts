@@ -38,12 +38,12 @@ import { jsonLimitsOf } from '../http/jsonLimits.ts';
 import { transactionalDb } from '../jobs/boss.ts';
 import { IMPORT_QUEUE } from './consoleJob.ts';
 import { type CsvMapping, fieldsOf, type ImportTarget, validTarget } from './mapping.ts';
-import { type PreviewRow, previewRows, wholeHead } from './preview.ts';
+import { HEAD_BYTES, type PreviewRow, previewRows, wholeHead } from './preview.ts';
 import { rejectsHeader, rejectsLine } from './rejectsFile.ts';
 import { receiveUpload, sizeText } from './upload.ts';
 import {
-  chunksFrom,
   deleteImport,
+  fileHead,
   findImport,
   type ImportRow,
   listImports,
@@ -254,8 +254,7 @@ const mappingOf = (row: ImportRow): CsvMapping =>
   row.columns.map((column, i) => ({ column, target: (row.targets[i] ?? 'ignore') as ImportTarget }));
 
 async function headOf(app: AppContext, workspaceId: string, row: ImportRow): Promise<Buffer> {
-  const [first] = await chunksFrom(app.db, workspaceId, row.id, 0, 1);
-  return wholeHead(first?.bytes ?? Buffer.alloc(0), row.file_bytes);
+  return wholeHead(await fileHead(app.db, workspaceId, row.id, HEAD_BYTES), row.file_bytes);
 }
 
 async function mappingSection(app: AppContext, res: Response, row: ImportRow): Promise<SafeHtml> {

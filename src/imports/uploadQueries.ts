@@ -110,6 +110,20 @@ export async function chunksFrom(db: Db, workspaceId: string, importId: string, 
   `);
 }
 
+const HeadRow = z.object({ bytes: z.instanceof(Buffer) });
+
+/**
+ * The file's first `bytes` bytes (at most the first chunk's): what the mapping page previews. The
+ * slice is cut in the database, so a page does not fetch a whole chunk (1 MiB) to read 64 KiB.
+ */
+export async function fileHead(db: Db, workspaceId: string, importId: string, bytes: number) {
+  const row = await db.maybeOne(sql.type(HeadRow)`
+    select substring(bytes from 1 for ${bytes}) as bytes from import_file_chunks
+    where workspace_id = ${workspaceId} and import_id = ${importId} and seq = 0
+  `);
+  return row?.bytes ?? Buffer.alloc(0);
+}
+
 export async function deleteChunks(db: Db, workspaceId: string, importId: string) {
   await db.query(sql.type(VoidRow)`
     delete from import_file_chunks where workspace_id = ${workspaceId} and import_id = ${importId}
