@@ -86,7 +86,21 @@ type Audit = {
   deferredTotal: number;
 };
 
-export async function campaignAudience(db: Db, workspaceId: string, campaignId: string) {
+/** What a broadcast's audience is counted for: its segment, its first send step's channel, its send time and the pacing. */
+export type AudienceTarget = {
+  campaignId: string;
+  segmentId: string;
+  channel: string;
+  sendAt: string | null;
+  pacing: Pacing;
+};
+
+/** The campaign's audience target; a 409 when it is not a broadcast or sends nothing, 404 when it is not here. */
+export async function audienceTarget(
+  db: Db,
+  workspaceId: string,
+  campaignId: string,
+): Promise<AudienceTarget> {
   const campaign = await requireCampaign(db, workspaceId, campaignId);
   const trigger = campaign.trigger as CampaignTrigger;
   if (trigger.type !== 'broadcast') {
@@ -97,14 +111,32 @@ export async function campaignAudience(db: Db, workspaceId: string, campaignId: 
   }
   const step = firstSendStep(allSteps(campaign.steps));
   if (!step) throw new ConflictError('The campaign has no send step: it sends nothing.', 'no-send-step');
+  return {
+    campaignId,
+    segmentId: trigger.segmentId,
+    channel: step.channel,
+    sendAt: trigger.sendAt ?? null,
+    pacing: await readPacing(db, workspaceId),
+  };
+}
+
+export type Audience = Awaited<ReturnType<typeof countAudience>>;
+
+/** The audience of a broadcast, counted now. */
+export async function campaignAudience(db: Db, workspaceId: string, campaignId: string) {
+  return countAudience(db, workspaceId, await audienceTarget(db, workspaceId, campaignId));
+}
+
+/** Counts the target's audience now, with the pacing it names. */
+export async function countAudience(db: Db, workspaceId: string, target: AudienceTarget) {
   const now = new Date();
-  const sendAt = trigger.sendAt ? new Date(trigger.sendAt) : now;
+  const sendAt = target.sendAt ? new Date(target.sendAt) : now;
   const audit: Audit = {
     db,
     workspaceId,
-    segmentId: trigger.segmentId,
-    channel: step.channel,
-    pacing: await readPacing(db, workspaceId),
+    segmentId: target.segmentId,
+    channel: target.channel,
+    pacing: target.pacing,
     at: sendAt > now ? sendAt : now,
     excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, tally()])) as Audit['excluded'],
     deferred: Object.fromEntries(DEFERRAL_REASONS.map((r) => [r, tally()])) as Audit['deferred'],
@@ -119,9 +151,9 @@ export async function campaignAudience(db: Db, workspaceId: string, campaignId: 
   }
   await addSampleEmails(audit);
   return {
-    campaignId,
-    segmentId: trigger.segmentId,
-    channel: step.channel,
+    campaignId: target.campaignId,
+    segmentId: target.segmentId,
+    channel: target.channel,
     at: audit.at.toISOString(),
     members,
     reached: audit.reached,
@@ -143,83 +175,120 @@ const Group = z.object({
   opt_outs: z.array(z.object({ channel: z.string(), reason: z.string().nullable() })),
   timezone: z.string().nullable(),
   capped: z.boolean(),
+  /** Its members have a fact beyond their own row (an opt-out, a chat, a browser, consent to confirm, the cap). */
+  special: z.boolean(),
   count: z.number(),
   first: z.string(),
 });
 type Group = z.infer<typeof Group> & { sample?: readonly string[] };
 
 /**
- * The members with what delivery reads to decide, in one pass: whether each has an email, a phone,
- * a linked Telegram chat, a browser to push to, consent to confirm (the facts reachColumns reads for
- * one send), its opt-outs of the channel or of all (the rows findSuppressions reads), its time zone
- * when quiet hours apply, and whether the frequency cap holds it. Opt-outs, chats, browsers and
- * capped contacts are read as sets and joined by hash, never looked up per member.
+ * What delivery reads beyond a member's own row, one kind at a time, as rows of (contact_id, kind,
+ * channel, reason, chat_id, linked_at): opt-outs of the channel or of all (the rows findSuppressions
+ * reads), consent to confirm, linked Telegram chats, browsers to push to, and the contacts the
+ * frequency cap holds. Few members of a real list have any.
  */
-function membersWithFacts(audit: Audit) {
-  const { workspaceId, segmentId, channel, pacing, at } = audit;
-  const capped = pacing.frequencyCap
-    ? sql.fragment`(${cappedContactsQuery(workspaceId, pacing.frequencyCap, at)})`
-    : sql.fragment`(select null::text as contact_id where false)`;
-  const zone = pacing.quietHours ? sql.fragment`c.attributes->>'timezone'` : sql.fragment`null::text`;
-  return sql.fragment`
-    with opt_outs as (
-      select contact_id, jsonb_agg(jsonb_build_object('channel', channel, 'reason', reason)
-        order by channel, reason) as list
+function factKinds(audit: Audit) {
+  const { workspaceId, channel, pacing, at } = audit;
+  const kinds = [
+    sql.fragment`select contact_id, 'opt_out' as kind, channel, reason, null::bigint as chat_id, null::timestamptz as linked_at
       from contact_subscriptions
-      where workspace_id = ${workspaceId} and status = 'unsubscribed' and channel in (${channel}, 'all')
-      group by contact_id),
-    unconfirmed as (
-      select contact_id from contact_subscriptions
-      where workspace_id = ${workspaceId} and channel = 'email' and status = 'unsubscribed' and reason = 'unconfirmed'),
-    chats as (
-      select distinct on (contact_id) contact_id, chat_id from telegram_chats
-      where workspace_id = ${workspaceId} order by contact_id, linked_at desc),
-    browsers as (
-      select distinct p.contact_id from push_subscriptions p
+      where workspace_id = ${workspaceId} and status = 'unsubscribed' and channel in (${channel}, 'all')`,
+    sql.fragment`select contact_id, 'unconfirmed', null, null, null, null from contact_subscriptions
+      where workspace_id = ${workspaceId} and channel = 'email' and status = 'unsubscribed' and reason = 'unconfirmed'`,
+    sql.fragment`select contact_id, 'chat', null, null, chat_id, linked_at from telegram_chats
+      where workspace_id = ${workspaceId}`,
+    sql.fragment`select p.contact_id, 'browser', null, null, null, null from push_subscriptions p
       join contacts pc on pc.workspace_id = p.workspace_id and pc.id = p.contact_id
-      where p.workspace_id = ${workspaceId} and ${sendablePushSubscription(sql.fragment`p`, sql.fragment`pc`)}),
-    capped as ${capped},
+      where p.workspace_id = ${workspaceId} and ${sendablePushSubscription(sql.fragment`p`, sql.fragment`pc`)}`,
+  ];
+  if (pacing.frequencyCap)
+    kinds.push(sql.fragment`select contact_id, 'capped', null, null, null, null
+      from (${cappedContactsQuery(workspaceId, pacing.frequencyCap, at)}) capped`);
+  return kinds;
+}
+
+/**
+ * The members with what delivery reads to decide, in one pass: whether each has an email and a
+ * phone, its time zone when quiet hours apply (the contact's row), and its facts of factKinds, read
+ * once as a small set of the few members that have any (`special`, one row each) and joined to
+ * them: the others (most members) carry none. `from` is every member, or only the special ones
+ * (their samples: read from the small set rather than along the segment).
+ */
+function membersWithFacts(audit: Audit, from: 'members' | 'special' = 'members') {
+  const { workspaceId, segmentId, pacing } = audit;
+  const zone = pacing.quietHours ? sql.fragment`c.attributes->>'timezone'` : sql.fragment`null::text`;
+  const members =
+    from === 'members'
+      ? sql.fragment`segment_memberships m left join special s on s.contact_id = m.contact_id`
+      : sql.fragment`special s join segment_memberships m on m.workspace_id = ${workspaceId}
+          and m.segment_id = ${segmentId} and m.contact_id = s.contact_id`;
+  return sql.fragment`
+    with special as (
+      select contact_id,
+        coalesce(jsonb_agg(jsonb_build_object('channel', channel, 'reason', reason) order by channel, reason)
+          filter (where kind = 'opt_out'), '[]') as opt_outs,
+        bool_or(kind = 'unconfirmed') as awaiting_consent,
+        (array_agg(chat_id order by linked_at desc) filter (where kind = 'chat'))[1] as chat_id,
+        bool_or(kind = 'browser') as has_push,
+        bool_or(kind = 'capped') as capped
+      from (${sql.join(factKinds(audit), sql.fragment` union all `)}) fact
+      group by contact_id),
     facts as (
-      select m.contact_id, c.email, c.phone, t.chat_id, b.contact_id is not null as has_push,
-        u.contact_id is not null as awaiting_consent, coalesce(o.list, '[]') as opt_outs, ${zone} as timezone,
-        k.contact_id is not null as capped
-      from segment_memberships m
+      select m.contact_id, c.email, c.phone, s.chat_id, coalesce(s.has_push, false) as has_push,
+        coalesce(s.awaiting_consent, false) as awaiting_consent, coalesce(s.opt_outs, '[]') as opt_outs,
+        ${zone} as timezone, coalesce(s.capped, false) as capped, s.contact_id is not null as special
+      from ${members}
       join contacts c on c.workspace_id = m.workspace_id and c.id = m.contact_id
-      left join opt_outs o on o.contact_id = m.contact_id
-      left join unconfirmed u on u.contact_id = m.contact_id
-      left join chats t on t.contact_id = m.contact_id
-      left join browsers b on b.contact_id = m.contact_id
-      left join capped k on k.contact_id = m.contact_id
       where m.workspace_id = ${workspaceId} and m.segment_id = ${segmentId})`;
 }
 
 /**
  * The members in groups delivery cannot tell apart (the same facts, an address being there or not),
- * counted by hash in one statement. Each group carries one member's real values, so a channel's
- * `unreachable` sees an address that exists, and its first member's id.
+ * counted by hash in one statement. Each group carries one member's real values (any of them), so a
+ * channel's `unreachable` sees an address that exists, and its first member's id.
  */
 async function memberGroups(audit: Audit): Promise<readonly Group[]> {
   return audit.db.any(sql.type(Group)`
     ${membersWithFacts(audit)}
-    select min(email) as email, min(phone) as phone, min(chat_id) as telegram_chat_id,
+    select any_value(email) as email, any_value(phone) as phone, any_value(chat_id) as telegram_chat_id,
       has_push as has_push_subscription, awaiting_consent, opt_outs, timezone, capped,
-      count(*)::int as count, min(contact_id) as first
+      bool_or(special) as special, count(*)::int as count, min(contact_id) as first
     from facts
     group by email is null, phone is null, chat_id is null, has_push, awaiting_consent, opt_outs, timezone, capped`);
 }
 
+const present = (value: unknown) => (value === null ? sql.fragment`is null` : sql.fragment`is not null`);
+
 /** The first members of a group, in contact order: its sample (read for the groups shown only). */
 async function groupSample(audit: Audit, group: Group): Promise<readonly string[]> {
   if (group.count === 1) return [group.first];
-  const present = (value: unknown) => (value === null ? sql.fragment`is null` : sql.fragment`is not null`);
-  return audit.db.anyFirst(sql.type(z.object({ contact_id: z.string() }))`
-    ${membersWithFacts(audit)}
-    select contact_id from facts
-    where contact_id >= ${group.first} and email ${present(group.email)} and phone ${present(group.phone)}
-      and chat_id ${present(group.telegram_chat_id)} and has_push = ${group.has_push_subscription}
-      and awaiting_consent = ${group.awaiting_consent} and opt_outs = ${sql.jsonb(group.opt_outs)}
-      and timezone is not distinct from ${group.timezone} and capped = ${group.capped}
-    order by contact_id limit ${SAMPLE_SIZE}`);
+  const Id = z.object({ contact_id: z.string() });
+  if (group.special) {
+    return audit.db.anyFirst(sql.type(Id)`
+      ${membersWithFacts(audit, 'special')}
+      select contact_id from facts
+      where email ${present(group.email)} and phone ${present(group.phone)}
+        and chat_id ${present(group.telegram_chat_id)} and has_push = ${group.has_push_subscription}
+        and awaiting_consent = ${group.awaiting_consent} and opt_outs = ${sql.jsonb(group.opt_outs)}
+        and timezone is not distinct from ${group.timezone} and capped = ${group.capped}
+      order by contact_id limit ${SAMPLE_SIZE}`);
+  }
+  // Members with no fact beyond their row, in contact order from the group's first: read along the
+  // segment's index, each checked for the few facts by index, until five are found.
+  const zone = audit.pacing.quietHours
+    ? sql.fragment`and c.attributes->>'timezone' is not distinct from ${group.timezone}`
+    : sql.fragment``;
+  const none = factKinds(audit).map(
+    (kind) => sql.fragment`and not exists (select 1 from (${kind}) k where k.contact_id = m.contact_id)`,
+  );
+  return audit.db.anyFirst(sql.type(Id)`
+    select m.contact_id from segment_memberships m
+    join contacts c on c.workspace_id = m.workspace_id and c.id = m.contact_id
+    where m.workspace_id = ${audit.workspaceId} and m.segment_id = ${audit.segmentId}
+      and m.contact_id >= ${group.first} and c.email ${present(group.email)} and c.phone ${present(group.phone)}
+      ${zone} ${sql.join(none, sql.fragment` `)}
+    order by m.contact_id limit ${SAMPLE_SIZE}`);
 }
 
 /** Counts a group as excluded (with the delivery path's reason) or reached; true when reached. */

@@ -1,15 +1,21 @@
 // A broadcast's audience before it is sent (…/campaigns/{id}/audience): how many of the segment's
 // members its first send step will reach, and for everyone else why not — each reason delivery
 // would give, with its count and a few of the people — and who will be sent it later than the
-// start (frequency cap, quiet hours). The same dry run as GET …/campaigns/{id}/audience
-// (audience.ts); the activate confirmation links here rather than running it, because at a
-// million members it takes seconds and activating should not wait for it.
+// start (frequency cap, quiet hours). The same figures as GET …/campaigns/{id}/audience
+// (audienceStore.ts): counted at each visit for an audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT
+// members, else the last count with its time, counted again in the worker when it is out of date
+// or on "Count again". While a count runs the page says so; htmx polls …/audience/counting and
+// reloads the page when it ends (without JavaScript, a refresh shows it). The activate confirmation
+// links here rather than counting, so activating never waits for a count.
 import type { Request, Response, Router } from 'express';
 import {
+  consoleForm,
   formatNumber,
   html,
   keyValueList,
   pageWorkspace,
+  postForm,
+  redirectWithFlash,
   type SafeHtml,
   sendPage,
   table,
@@ -17,11 +23,20 @@ import {
   workspacePath,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
-import { campaignAudience, type EXCLUSION_REASONS } from './audience.ts';
+import type { Audience, EXCLUSION_REASONS } from './audience.ts';
+import {
+  AUDIENCE_STALE_AFTER_MS,
+  type AudienceAnswer,
+  type AudienceCounting,
+  audienceCountingSince,
+  audienceNow,
+  recountAudience,
+} from './audienceStore.ts';
 import { requireCampaign } from './service.ts';
 
-type Audience = Awaited<ReturnType<typeof campaignAudience>>;
 type Member = Audience['excluded'][number]['sample'][number];
+/** How often the page asks whether a count has ended (htmx). */
+const POLL_SECONDS = 2;
 
 const EXCLUDED_WORDS: Record<(typeof EXCLUSION_REASONS)[number], string> = {
   no_address: 'No address on the channel',
@@ -85,13 +100,31 @@ ${table({
 })}`;
 }
 
-async function audiencePage(app: AppContext, req: Request, res: Response) {
-  const workspaceId = pageWorkspace(res).id;
-  const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
+/** The count under way: polled by htmx, which reloads the page once it has ended. */
+function countingSection(path: string, countingSince: string, words: SafeHtml): SafeHtml {
+  return html`<section id="audience-counting" class="flash" role="status" hx-get="${path}/audience/counting" hx-trigger="every ${POLL_SECONDS}s" hx-swap="outerHTML">
+<p>${words} Counting since ${time(countingSince)}: this page shows the figures when the count ends (<a href="${path}/audience">refresh</a>).</p>
+</section>`;
+}
+
+/** When the figures were counted, whether they still hold, and how to count them again. */
+function countedSection(app: AppContext, res: Response, path: string, audience: AudienceAnswer): SafeHtml {
+  const limit = app.config.CAMPAIGN_AUDIENCE_LIVE_LIMIT;
+  if (audience.members <= limit && !audience.stale && !audience.countingSince)
+    return html`<p class="muted">Counted now: an audience of up to ${formatNumber(limit)} members is counted at every visit.</p>`;
+  const minutes = AUDIENCE_STALE_AFTER_MS / 60_000;
+  const staleWords = audience.stale
+    ? html`<strong>These figures are out of date</strong>: the campaign, its segment or the pacing changed since, or they are over ${minutes} minutes old.`
+    : html`An audience of more than ${formatNumber(limit)} members is counted in the background, again once its figures are ${minutes} minutes old.`;
+  const recount = audience.countingSince
+    ? countingSection(path, audience.countingSince, html`A new count is under way.`)
+    : postForm(res, { action: `${path}/audience/recount`, label: 'Count again' });
+  return html`<p>Counted ${time(audience.countedAt)}. ${staleWords}</p>${recount}`;
+}
+
+function pageShell(res: Response, campaign: { id: string; name: string; status: string }, body: SafeHtml) {
   const base = workspacePath(res);
   const path = `${base}/campaigns/${encodeURIComponent(campaign.id)}`;
-  // A campaign that is not a broadcast, or sends nothing, is the API's 409, shown as its page.
-  const audience = await campaignAudience(app.db, workspaceId, campaign.id);
   sendPage(res, {
     title: `Audience of ${campaign.name}`,
     section: 'campaigns',
@@ -101,10 +134,61 @@ async function audiencePage(app: AppContext, req: Request, res: Response) {
     ],
     actions:
       campaign.status === 'draft' ? html`<a class="button" href="${path}/activate">Activate…</a>` : undefined,
-    body: audienceBody(base, audience),
+    body,
   });
+}
+
+function countingBody(path: string, counting: AudienceCounting): SafeHtml {
+  return countingSection(
+    path,
+    counting.countingSince,
+    html`The audience of the segment's ${formatNumber(counting.members)} members is being counted for the first time.`,
+  );
+}
+
+async function audiencePage(app: AppContext, req: Request, res: Response) {
+  const workspaceId = pageWorkspace(res).id;
+  const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
+  const base = workspacePath(res);
+  const path = `${base}/campaigns/${encodeURIComponent(campaign.id)}`;
+  // A campaign that is not a broadcast, or sends nothing, is the API's 409, shown as its page.
+  const answer = await audienceNow(app, workspaceId, campaign.id);
+  const body =
+    'counting' in answer
+      ? countingBody(path, answer.counting)
+      : html`${countedSection(app, res, path, answer.counted)}${audienceBody(base, answer.counted)}`;
+  pageShell(res, campaign, body);
+}
+
+/** The counting section while the count runs; once it has ended, htmx reloads the whole page. */
+async function countingFragment(app: AppContext, req: Request, res: Response) {
+  const workspaceId = pageWorkspace(res).id;
+  const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
+  const countingSince = await audienceCountingSince(app.db, workspaceId, campaign.id);
+  if (countingSince) {
+    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+    res.type('html').send(countingSection(path, countingSince, html`Counting the audience.`).toString());
+    return;
+  }
+  res.setHeader('HX-Refresh', 'true');
+  res.status(204).end();
+}
+
+async function recount(app: AppContext, req: Request, res: Response) {
+  const workspaceId = pageWorkspace(res).id;
+  const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
+  await recountAudience(app, workspaceId, campaign.id);
+  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}/audience`;
+  await redirectWithFlash(
+    req,
+    res,
+    path,
+    'Counting the audience again: the page shows the figures when it ends.',
+  );
 }
 
 export function installAudiencePage(app: AppContext, router: Router) {
   router.get('/campaigns/:campaignId/audience', (req, res) => audiencePage(app, req, res));
+  router.get('/campaigns/:campaignId/audience/counting', (req, res) => countingFragment(app, req, res));
+  router.post('/campaigns/:campaignId/audience/recount', consoleForm(), (req, res) => recount(app, req, res));
 }

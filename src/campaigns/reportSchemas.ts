@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { CHANNEL_NAMES, CHANNEL_REGISTRY, type CHANNEL_RENDERED } from '../channels/index.ts';
 import '../http/openapi.ts';
+import { Timestamp } from '../core/timestamp.ts';
 import { DEFERRAL_REASONS, EXCLUSION_REASONS } from './audience.ts';
+import { AUDIENCE_STALE_AFTER_MS } from './audienceStore.ts';
 import { MIN_EXPECTED, SIGNIFICANCE_LEVEL } from './significance.ts';
 
 const MessageCounts = z
@@ -138,43 +140,74 @@ const AudienceGroup = {
   sample: z.array(AudienceMember).max(5).openapi({ description: 'Up to 5 of them.' }),
 };
 
-export const CampaignAudience = z
+const AudienceFigures = z.object({
+  campaignId: z.string(),
+  segmentId: z.string(),
+  channel: z.enum(CHANNEL_NAMES).openapi({ description: "The channel of the campaign's first send step." }),
+  at: z.string().openapi({ description: 'The send time the audience is computed for: sendAt, or now.' }),
+  members: z.number().int().min(0).openapi({ description: "The segment's members now." }),
+  reached: z.number().int().min(0).openapi({
+    description:
+      'Members the first send step will be sent to: members minus every excluded one (deferred ones included).',
+  }),
+  deferredTotal: z
+    .number()
+    .int()
+    .min(0)
+    .openapi({ description: 'Of the reached, those the pacing sends later (each counted once).' }),
+  excluded: z
+    .array(
+      z.object({
+        reason: z.enum(EXCLUSION_REASONS),
+        description: z.string().nullable().openapi({
+          description:
+            "The suppression their messages would record (e.g. 'the contact has no email address').",
+        }),
+        ...AudienceGroup,
+      }),
+    )
+    .openapi({
+      description:
+        'Members who will not get it, by the first reason delivery finds, in its order: no address on the ' +
+        'channel, hard bounce, complaint, repeated soft bounces, unsubscribed from everything, from the channel. ' +
+        'Every reason is listed, with 0 when none applies.',
+    }),
+  deferred: z.array(z.object({ reason: z.enum(DEFERRAL_REASONS), ...AudienceGroup })).openapi({
+    description:
+      'Reached members held back at the send time (deferred, not dropped): over the frequency cap, or in ' +
+      'the quiet hours of their time zone. A member held by both counts under each.',
+  }),
+});
+
+const countingSince = Timestamp.openapi({
+  description:
+    'When the count under way was asked for (it ends in seconds; at a million members, in about ten).',
+});
+
+export const CampaignAudience = AudienceFigures.extend({
+  countedAt: Timestamp.openapi({
+    description:
+      'When these figures were counted: now for an audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members ' +
+      '(50,000 by default), else the last count, kept and taken again in the background.',
+  }),
+  stale: z.boolean().openapi({
+    description:
+      "True when the campaign's segment, send time or channel, the segment's rules or the pacing changed " +
+      `since countedAt, or the figures are older than ${AUDIENCE_STALE_AFTER_MS / 60_000} minutes: a new count is then under way.`,
+  }),
+  countingSince: countingSince.nullable().openapi({
+    description: 'When a count under way was asked for; null when none is. GET this again once it ends.',
+  }),
+}).openapi('CampaignAudience');
+
+export const AudienceCounting = z
   .object({
     campaignId: z.string(),
     segmentId: z.string(),
-    channel: z.enum(CHANNEL_NAMES).openapi({ description: "The channel of the campaign's first send step." }),
-    at: z.string().openapi({ description: 'The send time the audience is computed for: sendAt, or now.' }),
-    members: z.number().int().min(0).openapi({ description: "The segment's members now." }),
-    reached: z.number().int().min(0).openapi({
-      description:
-        'Members the first send step will be sent to: members minus every excluded one (deferred ones included).',
-    }),
-    deferredTotal: z
-      .number()
-      .int()
-      .min(0)
-      .openapi({ description: 'Of the reached, those the pacing sends later (each counted once).' }),
-    excluded: z
-      .array(
-        z.object({
-          reason: z.enum(EXCLUSION_REASONS),
-          description: z.string().nullable().openapi({
-            description:
-              "The suppression their messages would record (e.g. 'the contact has no email address').",
-          }),
-          ...AudienceGroup,
-        }),
-      )
-      .openapi({
-        description:
-          'Members who will not get it, by the first reason delivery finds, in its order: no address on the ' +
-          'channel, hard bounce, complaint, repeated soft bounces, unsubscribed from everything, from the channel. ' +
-          'Every reason is listed, with 0 when none applies.',
-      }),
-    deferred: z.array(z.object({ reason: z.enum(DEFERRAL_REASONS), ...AudienceGroup })).openapi({
-      description:
-        'Reached members held back at the send time (deferred, not dropped): over the frequency cap, or in ' +
-        'the quiet hours of their time zone. A member held by both counts under each.',
-    }),
+    members: z.number().int().min(0).openapi({ description: "The segment's members now, being counted." }),
+    countingSince,
   })
-  .openapi('CampaignAudience');
+  .openapi('CampaignAudienceCounting', {
+    description:
+      'A count of the audience is under way and none has ended yet: GET …/audience again after Retry-After seconds.',
+  });

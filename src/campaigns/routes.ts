@@ -1,10 +1,17 @@
+import { RetryAfterHeader } from '../http/openapi.ts';
 import { access, defineRoute } from '../http/route.ts';
-import { campaignAudience } from './audience.ts';
+import { audienceNow, RECOUNT_RETRY_SECONDS, recountAudience } from './audienceStore.ts';
 import { type Transition, transitionCampaign } from './lifecycle.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { previewStep } from './preview.ts';
 import { campaignReport } from './report.ts';
-import { CampaignAudience, CampaignReport, PreviewBody, PreviewResult } from './reportSchemas.ts';
+import {
+  AudienceCounting,
+  CampaignAudience,
+  CampaignReport,
+  PreviewBody,
+  PreviewResult,
+} from './reportSchemas.ts';
 import {
   CampaignPage,
   CampaignParams,
@@ -33,6 +40,8 @@ const tags = ['Campaigns'];
 const base = '/api/workspaces/{workspaceId}/campaigns';
 const read = access.workspace('campaigns:read');
 const write = access.workspace('campaigns:write');
+/** How long a client should wait before asking for an audience being counted again. */
+const retryAfter = { 'Retry-After': String(RECOUNT_RETRY_SECONDS) };
 
 const TRANSITIONS: Record<Transition, string> = {
   activate: 'Activate a draft or paused campaign (emits campaign.started)',
@@ -205,16 +214,49 @@ export const campaignRoutes = [
     summary:
       "A broadcast's audience before it sends (a dry run): whom its first send step reaches, who is excluded and why, who is deferred",
     description:
-      "Computed from the segment's members now, with the rules delivery applies (no address on the channel, " +
-      'opt-outs, bounces, complaints) and the pacing at the send time (frequency cap, quiet hours). Nothing is written.',
+      "Computed from the segment's members with the rules delivery applies (no address on the channel, " +
+      'opt-outs, bounces, complaints) and the pacing at the send time (frequency cap, quiet hours). ' +
+      'An audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members (50,000 by default) is counted at every ' +
+      'request; a larger one is answered at once with its last count (`countedAt`, `stale`) while the ' +
+      'worker counts it again when it is out of date, or with a 202 while its first count runs. Nothing ' +
+      'the campaign sends is written.',
     tags,
     access: read,
     params: CampaignParams,
-    responses: { 200: { description: 'The audience', schema: CampaignAudience } },
+    responses: {
+      200: { description: 'The audience, counted now or at `countedAt`', schema: CampaignAudience },
+      202: {
+        description: 'No count has ended yet: one is under way. Ask again after Retry-After seconds.',
+        schema: AudienceCounting,
+        headers: RetryAfterHeader,
+      },
+    },
+    errors: { 409: 'The campaign is not a broadcast, or has no send step.' },
+    handler: async ({ app, workspaceId, params }) => {
+      const answer = await audienceNow(app, workspaceId, params.campaignId);
+      if ('counted' in answer) return { status: 200, body: answer.counted };
+      return { status: 202, body: answer.counting, headers: retryAfter };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/{campaignId}/audience/recount`,
+    operationId: 'campaigns.recountAudience',
+    summary: "Count a broadcast's audience again, in the background",
+    description:
+      'Queues a count of the audience in the worker, unless one is under way (it stands for this one). ' +
+      'GET …/audience serves the new figures once it ends (`countingSince` is null again).',
+    tags,
+    access: read, // it changes nothing but the kept count, which every reader may refresh
+    params: CampaignParams,
+    responses: {
+      202: { description: 'A count is under way', schema: AudienceCounting, headers: RetryAfterHeader },
+    },
     errors: { 409: 'The campaign is not a broadcast, or has no send step.' },
     handler: async ({ app, workspaceId, params }) => ({
-      status: 200,
-      body: await campaignAudience(app.db, workspaceId, params.campaignId),
+      status: 202,
+      body: await recountAudience(app, workspaceId, params.campaignId),
+      headers: retryAfter,
     }),
   }),
   defineRoute({

@@ -664,6 +664,13 @@ export const VARIABLES = {
     audience: 'tuning',
     description: 'Segment members a broadcast enrolls per page (one job and transaction each)',
   }),
+  CAMPAIGN_AUDIENCE_LIVE_LIMIT: variable(wholeNumber(0, 100_000_000), {
+    default: '50000',
+    group: 'Campaigns',
+    audience: 'tuning',
+    description:
+      "A broadcast's audience of up to this many members is counted at every request; a larger one is served its last count, with its time, and counted again in the background. Counting takes about 8 s at a million members on a loaded 2-core database and 1.6 s at 100,000: the default keeps it near the console's 300 ms on an idle one; raise it on a faster database",
+  }),
   CAMPAIGN_STEP_EXPIRE_MS: variable(milliseconds(1_000, DAY), {
     default: '60000',
     group: 'Campaigns',

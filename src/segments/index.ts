@@ -10,6 +10,7 @@ export {
   reevaluateSegmentsForContacts,
   type SegmentChange,
 } from './evaluate.ts';
+export { segmentVersion } from './queries.ts';
 export { safeText } from './ruleSchemas.ts';
 export {
   compileMetadataConditions,

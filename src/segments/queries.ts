@@ -48,6 +48,16 @@ export async function countSegments(db: Db, workspaceId: string): Promise<number
   `);
 }
 
+/**
+ * A segment's version (the time of its last edit: its rules) and its members now, from the counters;
+ * null when it is gone. What a count over its members was taken for, and how large that count is.
+ */
+export async function segmentVersion(db: Db, workspaceId: string, segmentId: string) {
+  return db.maybeOne(sql.type(z.object({ updated_at: z.string(), members: z.number().int() }))`
+    select s.updated_at, ${memberCount} as members from segments s
+    where s.workspace_id = ${workspaceId} and s.id = ${segmentId}`);
+}
+
 export async function findSegment(db: Db, workspaceId: string, segmentId: string) {
   return db.maybeOne(sql.type(SegmentRow)`
     select ${columns} from segments s where s.workspace_id = ${workspaceId} and s.id = ${segmentId}

@@ -7,21 +7,9 @@ import { suiteSink } from '../messages/support.ts';
 import type { Client } from '../support/client.ts';
 import { eventually, expectProblem, workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { createCampaign, emailChannel } from './support.ts';
+import { createCampaign, emailChannel, goldSegment } from './support.ts';
 
 type Group = { reason: string; count: number; description?: string | null; sample: { id: string }[] };
-
-async function readySegment(client: Client, base: string) {
-  const created = await client.post(`${base}/segments`, {
-    name: 'audience',
-    rules: { attribute: 'tier', op: 'eq', value: 'gold' },
-  });
-  expect(created.status, created.text).to.equal(201);
-  await eventually(
-    async () => (await client.get(`${base}/segments/${created.body.id}`)).body.status === 'ready',
-  );
-  return created.body.id as string;
-}
 
 const gold = (fields: Record<string, unknown>) => ({
   ...fields,
@@ -80,7 +68,7 @@ describe('campaigns: a broadcast audience before sending', () => {
     await optOut(workspaceId, unsubscribedAll.id, 'all', 'api');
     await optOut(workspaceId, bounced.id, 'email', 'hard_bounce');
     await optOut(workspaceId, complained.id, 'email', 'complaint');
-    const segmentId = await readySegment(admin, base);
+    const segmentId = await goldSegment(admin, base, 'audience');
     const campaign = await broadcast(admin, base, segmentId, 'News');
 
     const response = await admin.get(`${base}/campaigns/${campaign.id}/audience`);
@@ -162,7 +150,7 @@ describe('campaigns: a broadcast audience before sending', () => {
       base,
       gold({ email: 'away@deferred.test', attributes: { timezone: 'Pacific/Kiritimati' } }),
     );
-    const segmentId = await readySegment(admin, base);
+    const segmentId = await goldSegment(admin, base, 'audience');
     const first = await broadcast(admin, base, segmentId, 'First');
     expect((await admin.post(`${base}/campaigns/${first.id}/activate`)).status).to.equal(200);
     await completed(workspaceId, first.id);
@@ -201,7 +189,7 @@ describe('campaigns: a broadcast audience before sending', () => {
       if (n === 3) await optOut(workspaceId, contact.id, 'all', 'api');
       ids.push(contact.id);
     }
-    const segmentId = await readySegment(admin, base);
+    const segmentId = await goldSegment(admin, base, 'audience');
     const campaign = await broadcast(admin, base, segmentId, 'Samples');
     const audience = (await admin.get(`${base}/campaigns/${campaign.id}/audience`)).body;
     expect(audience).to.include({ members: 7, reached: 0 });
@@ -216,7 +204,7 @@ describe('campaigns: a broadcast audience before sending', () => {
     expect(event.broadcast).to.equal(null);
     const refused = expectProblem(await admin.get(`${base}/campaigns/${event.id}/audience`), 409);
     expect(refused.detail).to.match(/broadcast/);
-    const segmentId = await readySegment(admin, base);
+    const segmentId = await goldSegment(admin, base, 'audience');
     const campaign = await broadcast(admin, base, segmentId, 'Read');
     const reader = await withScopes(['campaigns:read']);
     expect((await reader.get(`${base}/campaigns/${campaign.id}/audience`)).status).to.equal(200);

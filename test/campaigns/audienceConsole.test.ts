@@ -3,10 +3,12 @@
 // the draft's page and its activate confirmation; readable by a member, another workspace's 404.
 import { expect } from 'chai';
 import { suiteSink } from '../messages/support.ts';
+import type { Client } from '../support/client.ts';
 import { consolePage, expectInert } from '../support/console.ts';
 import { eventually, workspaceWithAdmin } from '../support/factories.ts';
 import { memberOf } from '../support/helpers.ts';
-import { createCampaign, emailChannel } from './support.ts';
+import { type SecondWeb, startSecondWeb } from '../support/server.ts';
+import { broadcastTo, createCampaign, emailChannel, goldSegment } from './support.ts';
 
 const HOSTILE = '"><img src=x onerror=alert(1)>@x.test';
 
@@ -31,18 +33,7 @@ describe('campaigns console: a broadcast audience before sending', () => {
       subscriptions: [{ channel: 'email', status: 'unsubscribed' }],
     });
     expect(put.status, put.text).to.equal(200);
-    const segment = await client.post(`${base}/segments`, {
-      name: 'Gold',
-      rules: { attribute: 'tier', op: 'eq', value: 'gold' },
-    });
-    await eventually(
-      async () => (await client.get(`${base}/segments/${segment.body.id}`)).body.status === 'ready',
-    );
-    const campaign = await createCampaign(client, base, {
-      name: 'Gold news',
-      trigger: { type: 'broadcast', segmentId: segment.body.id },
-      steps: [{ type: 'send', channel: 'email', subject: 'News', body: '<p>News</p>' }],
-    });
+    const campaign = await createCampaign(client, base, broadcastTo(await goldSegment(client, base)));
     const path = `/app/${workspaceId}/campaigns/${campaign.id}`;
 
     expect((await consolePage(client, path)).text).to.contain(`href="${path}/audience"`);
@@ -89,5 +80,75 @@ describe('campaigns console: a broadcast audience before sending', () => {
     const page = await consolePage(client, `/app/${workspaceId}/campaigns/${campaign.id}/audience`);
     expectInert(page.text, 'audience page');
     expect(page.text).to.contain('No address on the channel');
+  });
+
+  describe('an audience larger than the live limit (a web whose limit is 2)', () => {
+    let limited: SecondWeb;
+    before(async () => {
+      limited = await startSecondWeb({ CAMPAIGN_AUDIENCE_LIVE_LIMIT: 2 });
+    });
+    after(async () => {
+      await limited?.stop();
+    });
+
+    /** A console request to the limited web with the client's session. */
+    async function onLimited(client: Client, path: string, form?: Record<string, string>) {
+      const response = await fetch(limited.url + path, {
+        method: form ? 'POST' : 'GET',
+        headers: {
+          cookie: client.cookieHeader,
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: form ? new URLSearchParams(form).toString() : undefined,
+        redirect: 'manual',
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    }
+
+    it('says a count is under way and refreshes when it ends; shows when it was counted; counts again on a CSRF-checked form', async () => {
+      const { client, workspaceId } = await workspaceWithAdmin();
+      const base = `/api/workspaces/${workspaceId}`;
+      for (const email of ['one@kept.test', 'two@kept.test', 'three@kept.test'])
+        expect(
+          (await client.post(`${base}/contacts`, { email, attributes: { tier: 'gold' } })).status,
+        ).to.equal(201);
+      const campaign = await createCampaign(client, base, broadcastTo(await goldSegment(client, base)));
+      const path = `/app/${workspaceId}/campaigns/${campaign.id}`;
+
+      const counting = await onLimited(client, `${path}/audience`);
+      expect(counting.status, counting.text.slice(0, 300)).to.equal(200);
+      expect(counting.text).to.contain('being counted for the first time');
+      expect(counting.text).to.contain(`hx-get="${path}/audience/counting" hx-trigger="every 2s"`);
+      expect(counting.text).to.contain(`href="${path}/audience">refresh</a>`);
+      // Once the worker has counted it, the poll answers "reload" and the page shows the figures.
+      const ended = await eventually(async () => {
+        const poll = await onLimited(client, `${path}/audience/counting`);
+        return poll.status === 204 ? poll : undefined;
+      });
+      expect(ended.headers.get('hx-refresh')).to.equal('true');
+      const counted = await onLimited(client, `${path}/audience`);
+      expect(counted.text).to.match(/Counted <time datetime="[^"]+">/);
+      expect(counted.text).to.match(/It will reach<\/dt>\s*<dd><strong>3<\/strong>/);
+      expect(counted.text).to.contain(`action="${path}/audience/recount"`);
+      // The token of the client's session (its cookie jar takes the CSRF cookie from the main web).
+      const { token } = await consolePage(client, path);
+
+      // Without the form's token: refused, nothing queued.
+      const forged = await onLimited(client, `${path}/audience/recount`, { _csrf: 'x'.repeat(token.length) });
+      expect(forged.status).to.equal(403);
+      expect((await onLimited(client, `${path}/audience`)).text).to.not.contain('A new count is under way');
+      const asked = await onLimited(client, `${path}/audience/recount`, { _csrf: token });
+      expect(asked.status, asked.text.slice(0, 300)).to.equal(303);
+      expect(asked.headers.get('location')).to.equal(`${path}/audience`);
+      const after = await onLimited(client, `${path}/audience`);
+      expect(after.text).to.contain('Counting the audience again');
+
+      // Another workspace's admin can neither read it nor ask for a count.
+      const other = await workspaceWithAdmin();
+      const theirs = await consolePage(other.client, `/app/${other.workspaceId}/campaigns`);
+      expect((await onLimited(other.client, `${path}/audience`)).status).to.equal(404);
+      const crossed = await onLimited(other.client, `${path}/audience/recount`, { _csrf: theirs.token });
+      expect(crossed.status).to.equal(404);
+    });
   });
 });

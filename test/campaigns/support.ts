@@ -71,3 +71,25 @@ export async function emailChannel(client: Client, base: string, port: number) {
   });
   expect(channel.status, channel.text).to.equal(200);
 }
+
+/** A segment of the contacts whose `tier` attribute is `gold`, once it is computed: its id. */
+export async function goldSegment(client: Client, base: string, name = 'Gold') {
+  const created = await client.post(`${base}/segments`, {
+    name,
+    rules: { attribute: 'tier', op: 'eq', value: 'gold' },
+  });
+  expect(created.status, created.text).to.equal(201);
+  await eventually(
+    async () => (await client.get(`${base}/segments/${created.body.id}`)).body.status === 'ready',
+  );
+  return created.body.id as string;
+}
+
+/** A draft broadcast of one email to the segment, at `sendAt` when given. */
+export function broadcastTo(segmentId: string, sendAt?: string, name = 'Gold news') {
+  return {
+    name,
+    trigger: { type: 'broadcast', segmentId, ...(sendAt ? { sendAt } : {}) },
+    steps: [{ type: 'send', channel: 'email', subject: 'News', body: '<p>News</p>' }],
+  };
+}
