@@ -233,6 +233,9 @@ function membersWithFacts(audit: Audit, from: 'members' | 'special' = 'members')
         bool_or(kind = 'browser') as has_push,
         bool_or(kind = 'capped') as capped
       from (${sql.join(factKinds(audit), sql.fragment` union all `)}) fact
+      -- The segment's own: a small segment's count and samples then touch its members' facts alone.
+      where contact_id in (select contact_id from segment_memberships
+        where workspace_id = ${workspaceId} and segment_id = ${segmentId})
       group by contact_id),
     facts as (
       select m.contact_id, c.email, c.phone, s.chat_id, coalesce(s.has_push, false) as has_push,

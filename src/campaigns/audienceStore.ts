@@ -86,6 +86,7 @@ async function queueCount(app: Services, workspaceId: string, campaignId: string
       await app.boss.send(
         AUDIENCE_QUEUE,
         { workspaceId, campaignId },
+        // The key names the campaign's counts among the queue's jobs.
         { db: transactionalDb(tx), singletonKey: `${workspaceId}/${campaignId}` },
       );
       return claimed;
@@ -164,9 +165,10 @@ const Payload = z.object({ workspaceId: z.string(), campaignId: z.string() });
 
 export const audienceJob: JobDefinition<z.infer<typeof Payload>> = {
   name: AUDIENCE_QUEUE,
-  // exclusive: at most one count per campaign queued or running (the key is the campaign), beside
-  // the row's mark; notify: the worker starts it at once rather than at its next poll.
-  queue: { policy: 'exclusive', retryLimit: 0, expireInSeconds: COUNT_EXPIRE_SECONDS, notify: true },
+  // One count per campaign at a time is the row's mark (queueCount), not a queue policy: the job
+  // clears the mark when its count ends, before pg-boss marks the job done, and a policy would refuse
+  // the next count asked for in between. notify: the worker starts it at once, not at its next poll.
+  queue: { retryLimit: 0, expireInSeconds: COUNT_EXPIRE_SECONDS, notify: true },
   handler: async (context: AppContext, jobs) => {
     for (const job of jobs) {
       const { workspaceId, campaignId } = Payload.parse(job.data);

@@ -188,7 +188,7 @@ export const CampaignAudience = AudienceFigures.extend({
   countedAt: Timestamp.openapi({
     description:
       'When these figures were counted: now for an audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members ' +
-      '(50,000 by default), else the last count, kept and taken again in the background.',
+      '(5,000 by default), else the last count, kept and taken again in the background.',
   }),
   stale: z.boolean().openapi({
     description:

@@ -216,7 +216,7 @@ export const campaignRoutes = [
     description:
       "Computed from the segment's members with the rules delivery applies (no address on the channel, " +
       'opt-outs, bounces, complaints) and the pacing at the send time (frequency cap, quiet hours). ' +
-      'An audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members (50,000 by default) is counted at every ' +
+      'An audience of up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members (5,000 by default) is counted at every ' +
       'request; a larger one is answered at once with its last count (`countedAt`, `stale`) while the ' +
       'worker counts it again when it is out of date, or with a 202 while its first count runs. Nothing ' +
       'the campaign sends is written.',
