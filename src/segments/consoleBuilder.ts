@@ -3,7 +3,7 @@
 // off), a JSON view for the expert, and the live count and sample, which htmx refreshes as the
 // form changes by posting it to …/segments/preview.
 import type { Response } from 'express';
-import { csrfField, formatNumber, html, type SafeHtml, table } from '../console/index.ts';
+import { csrfField, formatNumber, html, type SafeHtml, table, time } from '../console/index.ts';
 import { type FormNode, formToRootRule, GROUP_TYPES, type NodeType } from './builderForm.ts';
 import type { ContactField, Op } from './conditionSchemas.ts';
 import { DATE_OP_WORDS, OP_WORDS } from './describe.ts';
@@ -136,7 +136,43 @@ export type PreviewState =
       sample: { id: string; email: string | null; firstName: string | null; lastName: string | null }[];
     }
   | { kind: 'invalid'; messages: string[] }
-  | { kind: 'none' };
+  | { kind: 'none' }
+  | {
+      kind: 'stored';
+      count: number;
+      computing: boolean;
+      computedAt: string | null;
+      sample: { id: string; email: string | null; firstName: string | null; lastName: string | null }[];
+    };
+
+/** A few contacts as a table (a preview's matches, a saved segment's members). */
+function sampleTable(
+  caption: string,
+  sample: Extract<PreviewState, { kind: 'stored' }>['sample'],
+  base: string,
+) {
+  return sample.length
+    ? table({
+        caption,
+        columns: [{ label: 'Contact' }, { label: 'Name' }],
+        rows: sample.map((c) => [
+          html`<a href="${base}/contacts/${encodeURIComponent(c.id)}">${c.email ?? c.id}</a>`,
+          [c.firstName, c.lastName].filter(Boolean).join(' '),
+        ]),
+      })
+    : '';
+}
+
+/** A saved segment's members as they are kept, before its rules are changed here. */
+function storedMembers(state: Extract<PreviewState, { kind: 'stored' }>, base: string): SafeHtml {
+  const members = `${formatNumber(state.count)} ${state.count === 1 ? 'contact' : 'contacts'}`;
+  const when = state.computing
+    ? 'being computed after a change of its rules: the count grows as pages finish'
+    : state.computedAt
+      ? html`kept current as contacts change; computed ${time(state.computedAt)}`
+      : 'not computed yet';
+  return html`<p class="live-count"><strong data-testid="live-count">${members}</strong> in the segment now (${when}). Change the rules to see what they would match.</p>${sampleTable('Some members, latest entered first', state.sample, base)}`;
+}
 
 /** The live count and sample (swapped by htmx, rendered in the page without JavaScript). */
 export function renderPreview(state: PreviewState, base: string): SafeHtml {
@@ -145,21 +181,12 @@ export function renderPreview(state: PreviewState, base: string): SafeHtml {
     body = html`<p class="muted">Add a condition to see how many contacts match.</p>`;
   else if (state.kind === 'invalid')
     body = html`<p>Not a complete rule yet:</p><ul>${state.messages.map((m) => html`<li>${m}</li>`)}</ul>`;
+  else if (state.kind === 'stored') body = storedMembers(state, base);
   else {
     const count = state.exact ? formatNumber(state.count) : `more than ${formatNumber(state.count)}`;
-    const sample = state.sample.length
-      ? table({
-          caption: 'Some matching contacts, newest first',
-          columns: [{ label: 'Contact' }, { label: 'Name' }],
-          rows: state.sample.map((c) => [
-            html`<a href="${base}/contacts/${encodeURIComponent(c.id)}">${c.email ?? c.id}</a>`,
-            [c.firstName, c.lastName].filter(Boolean).join(' '),
-          ]),
-        })
-      : '';
     body = html`<p class="live-count"><strong data-testid="live-count">${count}</strong> ${
       state.exact && state.count === 1 ? 'contact matches' : 'contacts match'
-    } now.</p>${sample}`;
+    } now.</p>${sampleTable('Some matching contacts, newest first', state.sample, base)}`;
   }
   return html`<section id="live-preview" aria-live="polite" aria-label="Matching contacts"><h2>Matching contacts</h2>${body}</section>`;
 }

@@ -42,7 +42,7 @@ import { type PreviewState, renderBuilder, renderPreview } from './consoleBuilde
 import { contactSegmentsPage, whyPage } from './consoleExplain.ts';
 import { describeRule } from './describe.ts';
 import { previewSegment } from './preview.ts';
-import { listMembersAfter } from './queries.ts';
+import { listMembersAfter, type SegmentRow } from './queries.ts';
 import { SegmentRules } from './ruleSchemas.ts';
 import { CreateSegmentBody } from './schemas.ts';
 import { createSegment, deleteSegment, getSegment, listSegmentPage, updateSegment } from './service.ts';
@@ -122,17 +122,46 @@ async function previewOf(app: AppContext, workspaceId: string, tree: FormNode): 
 
 type BuilderTarget = { segmentId: string | null; name: string; description: string; tree: FormNode };
 
+/** How many of a saved segment's members its edit page shows before its rules are changed. */
+const STORED_SAMPLE = 5;
+
+/**
+ * A saved segment's edit page opens on its members as they are kept (their count and the latest
+ * to enter), not on a live evaluation of the rules it already has: that costs seconds at a million
+ * contacts and says what the segment page already knows. The live preview starts with the first
+ * change of the rules.
+ */
+async function storedPreview(
+  app: AppContext,
+  workspaceId: string,
+  segment: SegmentRow,
+): Promise<PreviewState> {
+  const members = await listMembersAfter(app.db, workspaceId, segment.id, null, STORED_SAMPLE);
+  return {
+    kind: 'stored',
+    count: segment.count,
+    computing: segment.status === 'computing',
+    computedAt: segment.computed_at,
+    sample: members.map((m) => ({
+      id: m.id,
+      email: m.email,
+      firstName: m.first_name,
+      lastName: m.last_name,
+    })),
+  };
+}
+
 async function sendBuilder(
   app: AppContext,
   res: Response,
   target: BuilderTarget,
-  extra: { errors?: string[]; json?: string; status?: number } = {},
+  extra: { errors?: string[]; json?: string; status?: number; preview?: PreviewState } = {},
 ) {
   const base = workspacePath(res);
   const action = target.segmentId
     ? `${base}/segments/${encodeURIComponent(target.segmentId)}/edit`
     : `${base}/segments/new`;
-  const preview = await previewOf(app, pageWorkspace(res).id, target.tree);
+  const preview = extra.preview ?? (await previewOf(app, pageWorkspace(res).id, target.tree));
   const crumbs = [{ label: 'Segments', href: `${base}/segments` }];
   if (target.segmentId)
     crumbs.push({ label: target.name, href: `${base}/segments/${encodeURIComponent(target.segmentId)}` });
@@ -316,13 +345,15 @@ function install(app: AppContext, router: Router) {
   router.post('/segments/preview', consoleForm(), (req, res) => livePreview(app, req, res));
   router.get('/segments/:segmentId', (req, res) => segmentPage(app, req, res));
   router.get('/segments/:segmentId/edit', async (req, res) => {
-    const segment = await getSegment(app.db, pageWorkspace(res).id, String(req.params.segmentId));
-    await sendBuilder(app, res, {
+    const workspaceId = pageWorkspace(res).id;
+    const segment = await getSegment(app.db, workspaceId, String(req.params.segmentId));
+    const target = {
       segmentId: segment.id,
       name: segment.name,
       description: segment.description ?? '',
       tree: ruleToForm(segment.rules),
-    });
+    };
+    await sendBuilder(app, res, target, { preview: await storedPreview(app, workspaceId, segment) });
   });
   router.post('/segments/:segmentId/edit', consoleForm(), (req, res) =>
     builderPost(app, req, res, String(req.params.segmentId)),

@@ -184,6 +184,13 @@ describe('segments: console pages', () => {
     expect(page.text).to.not.contain('<script>alert(1)');
     const edit = await consolePage(ws.client, `${path}/edit`);
     expect(edit.text).to.contain('name="r.0:value" value="@"');
+    // It opens on the members as kept, not on the rules evaluated again.
+    const members = (await ws.client.get(`${api}/segments/${segment.id}`)).body.count;
+    expect(edit.text).to.match(
+      new RegExp(`data-testid="live-count">${members} contacts</strong> in the segment now`),
+    );
+    expect(edit.text).to.contain('Some members, latest entered first');
+    expect(edit.text).to.contain('cy@other.test');
     const saved = await postConsoleForm(ws.client, `${path}/edit`, {
       _csrf: edit.token,
       name: 'Everyone at acme',
