@@ -4,12 +4,13 @@
 // starts the real service (web + worker) on it and a fake Telegram Bot API, the first time one of
 // its files runs. Tests talk to it over HTTP; each test makes its own users and workspaces, so none
 // need cleanup, and no two processes share a database, a queue or a schedule.
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
+import { clusterCpu, cpuSince, meterDatabase, runningChildrenCpu, sampleCpu } from './support/cpuMeter.ts';
 import { startFakeBotApi, stopFakeBotApi } from './support/fakeBotApi.ts';
-import { ensureServer, startTestCluster, stopServer } from './support/server.ts';
+import { ensureServer, server, startTestCluster, stopServer } from './support/server.ts';
 
 let stopCluster: (() => Promise<void>) | undefined;
 
@@ -17,19 +18,53 @@ export async function mochaGlobalSetup() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-test-'));
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   stopCluster = await startTestCluster(dataDir);
+  // Workers read the CPU of the shared PostgreSQL's processes (test/support/cpuMeter.ts).
+  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  try {
+    process.env.TEST_POSTMASTER_PID = readFileSync(pidFile, 'utf8').split('\n')[0];
+  } catch {
+    // TEST_DATABASE_URL: a server of someone else's, whose processes are not measured.
+  }
 }
 
 export async function mochaGlobalTeardown() {
   await stopServer();
   await stopFakeBotApi();
+  // The whole cluster's CPU (background processes and every worker's backends), for the totals.
+  const timings = process.env.TEST_TIMINGS_FILE;
+  if (timings) appendFileSync(timings, `${JSON.stringify({ cluster: clusterCpu() })}\n`);
   await stopCluster?.();
 }
 
 let started: Promise<void> | undefined;
 
 // Per-file timings for `npm test` (test/support/runSuite.ts sets TEST_TIMINGS_FILE): a file's span in
-// its worker, from its first root hook to its last, and its five slowest tests, as one JSON line.
+// its worker, from its first root hook to its last, its CPU (test/support/cpuMeter.ts) and its five
+// slowest tests, as one JSON line. A file's CPU runs from the end of the one before (its modules load
+// in between); a worker's start-up (its database and service) has a line of its own.
 let fileStarted = 0;
+let fileCpu = sampleCpu();
+
+async function startService() {
+  const before = sampleCpu();
+  const wallBefore = Date.now();
+  nock.disableNetConnect();
+  nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
+  await startFakeBotApi();
+  await ensureServer();
+  const timings = process.env.TEST_TIMINGS_FILE;
+  if (!timings) return;
+  meterDatabase(new URL(server().databaseUrl).pathname.slice(1));
+  const line = { file: '(worker start-up)', pid: process.pid, start: wallBefore, end: Date.now() };
+  appendFileSync(timings, `${JSON.stringify({ ...line, cpu: cpuSince(before), slow: [] })}\n`);
+  // What still runs when the worker exits (its shared Chromium, killed then, never reaped by it) is
+  // in no parent's CPU: it is written down here, for the run's total.
+  process.once('exit', () => {
+    const cpu = { own: 0, children: runningChildrenCpu(), database: 0 };
+    const left = { file: '(running at worker exit)', pid: process.pid, start: Date.now(), end: Date.now() };
+    appendFileSync(timings, `${JSON.stringify({ ...left, cpu, slow: [] })}\n`);
+  });
+}
 
 function fileOf(context: Mocha.Context): string {
   return context.test?.parent?.suites[0]?.file ?? context.test?.parent?.tests[0]?.file ?? '?';
@@ -46,18 +81,24 @@ export const mochaHooks = {
     };
     if (this.test?.parent) walk(this.test.parent);
     const slow = tests.sort((a, b) => b[1] - a[1]).slice(0, 5);
-    const line = { file: fileOf(this), pid: process.pid, start: fileStarted, end: Date.now(), slow };
+    const line = {
+      file: fileOf(this),
+      pid: process.pid,
+      start: fileStarted,
+      end: Date.now(),
+      cpu: cpuSince(fileCpu),
+      slow,
+    };
     appendFileSync(timings, `${JSON.stringify(line)}\n`);
+    // The next file's CPU starts here: loading its modules is part of it.
+    fileCpu = sampleCpu();
   },
   async beforeAll(this: Mocha.Context) {
     fileStarted = Date.now();
     this.timeout(120_000);
-    started ??= (async () => {
-      nock.disableNetConnect();
-      nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
-      await startFakeBotApi();
-      await ensureServer();
-    })();
+    if (started) return started;
+    started = startService();
     await started;
+    fileCpu = sampleCpu();
   },
 };

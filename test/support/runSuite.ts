@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { globSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
+import { processTimes } from './cpuMeter.ts';
 
 const LOW_PRIORITY = 10;
 // Three workers keep two cores busy: each spends much of its time waiting (timers, PostgreSQL, children).
@@ -63,42 +64,90 @@ function run(command: string, args: string[], options: { quiet?: boolean; nice?:
   return { done, output: () => output };
 }
 
-/** The checks one after the other (each spawns its own children, which inherit the priority). */
+/**
+ * The checks one after the other (each spawns its own children, which inherit the priority). Their
+ * CPU is what this process's reaped children gained meanwhile: mocha, the other child, still runs.
+ */
 async function checks() {
   let failed = false;
   let output = '';
+  const before = processTimes('self')?.children ?? 0;
   for (const script of ['typecheck', 'lint']) {
     const check = run('npm', ['run', '--silent', script], { quiet: true, nice: true });
     const code = await check.done;
     output += `> npm run ${script}: ${code === 0 ? 'ok' : `failed (exit ${code})`}\n${check.output()}`;
     failed ||= code !== 0;
   }
-  return { failed, output };
+  return { failed, output, cpu: (processTimes('self')?.children ?? 0) - before };
 }
 
-/** Each file's span in its worker, as test/hooks.ts records it when TEST_TIMINGS_FILE is set. */
-type Timing = { file: string; pid: number; start: number; end: number };
+/**
+ * Each file's span in its worker and its CPU in ms (test/support/cpuMeter.ts), as test/hooks.ts
+ * records it when TEST_TIMINGS_FILE is set; one more line holds the shared PostgreSQL's whole CPU.
+ */
+type Cpu = { own: number; children: number; database: number };
+type Timing = { file: string; pid: number; start: number; end: number; cpu?: Cpu };
+type Line = Timing | { cluster: number };
 
-/** The slowest files of the run, to keep LONGEST in step and to see where the time goes. */
-function slowestFiles(timingsFile: string, count = 12): string {
-  let timings: Timing[];
+const seconds = (ms: number, width = 8) => `${(ms / 1000).toFixed(1)} s`.padStart(width);
+const cpuOf = (timing: Timing) =>
+  timing.cpu ? timing.cpu.own + timing.cpu.children + timing.cpu.database : 0;
+
+function readTimings(timingsFile: string): Line[] {
   try {
-    timings = readFileSync(timingsFile, 'utf8')
+    return readFileSync(timingsFile, 'utf8')
       .trim()
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   } catch {
-    return '';
+    return [];
   }
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
+}
+
+/** The slowest files of the run by wall and by CPU, to keep LONGEST in step and to see where the time goes. */
+function slowestFiles(lines: Line[], count = 15): string {
+  const timings = lines.filter((line): line is Timing => 'file' in line);
+  if (timings.length === 0) return '';
+  const files = timings.filter((timing) => !timing.file.startsWith('('));
   const first = Math.min(...timings.map((timing) => timing.start));
   const last = Math.max(...timings.map((timing) => timing.end));
-  const lines = timings
+  const byWall = [...files]
     .sort((a, b) => b.end - b.start - (a.end - a.start))
     .slice(0, count)
     .map((timing) => `${seconds(timing.end - timing.start)}  ${path.relative('.', timing.file)}`);
-  return `Slowest test files (of ${timings.length}; ${seconds(last - first).trim()} from the first file's start to the last's end):\n${lines.join('\n')}\n`;
+  const byCpu = [...files]
+    .sort((a, b) => cpuOf(b) - cpuOf(a))
+    .slice(0, count)
+    .map((timing) => {
+      const cpu = timing.cpu ?? { own: 0, children: 0, database: 0 };
+      const figures = [cpuOf(timing), cpu.own, cpu.children, cpu.database, timing.end - timing.start];
+      return `${figures.map((ms) => seconds(ms)).join('')}  ${path.relative('.', timing.file)}`;
+    });
+  const header = ['CPU', 'worker', 'spawned', 'database', 'wall'].map((name) => name.padStart(8)).join('');
+  return (
+    `Slowest test files by wall (of ${files.length}; ${seconds(last - first).trim()} from the first file's start to the last's end):\n${byWall.join('\n')}\n\n` +
+    `Slowest test files by CPU (worker: the test process with its web and worker; spawned: CLI, Chromium, own PostgreSQL; database: its backends on the shared PostgreSQL):\n${header}\n${byCpu.join('\n')}\n`
+  );
+}
+
+/** Where the CPU of the run went: all of it (every process of the run has exited and been reaped), and its parts. */
+function cpuTotals(lines: Line[], checks: number): string {
+  const timings = lines.filter((line): line is Timing => 'file' in line);
+  const files = timings.filter((timing) => !timing.file.startsWith('('));
+  const sum = (list: Timing[]) => list.reduce((total, timing) => total + cpuOf(timing), 0);
+  const database = timings.reduce((total, timing) => total + (timing.cpu?.database ?? 0), 0);
+  const cluster = lines.find((line): line is { cluster: number } => 'cluster' in line)?.cluster ?? 0;
+  const named = (name: string) => sum(timings.filter((timing) => timing.file === name));
+  // A process left running when its worker exits is reaped by no one of the run: added by hand.
+  const all = (processTimes('self')?.children ?? 0) + named('(running at worker exit)');
+  const parts = [
+    `all processes ${seconds(all, 0)}, of which test files ${seconds(sum(files), 0)}`,
+    `worker start-ups ${seconds(named('(worker start-up)'), 0)}`,
+    `shared PostgreSQL besides the files' backends ${seconds(Math.max(0, cluster - database), 0)}`,
+    `type-check and lint ${seconds(checks, 0)}`,
+  ];
+  return `CPU: ${parts.join(', ')}.\n`;
 }
 
 async function suite() {
@@ -119,5 +168,6 @@ if (!process.env.TEST_TIMINGS_FILE) process.once('exit', () => rmSync(timingsFil
 process.env.TEST_TIMINGS_FILE = timingsFile;
 
 const [checked, tests] = await Promise.all([checks(), suite()]);
-process.stdout.write(`\n${slowestFiles(timingsFile)}\n${checked.output}`);
+const lines = readTimings(timingsFile);
+process.stdout.write(`\n${slowestFiles(lines)}\n${cpuTotals(lines, checked.cpu)}\n${checked.output}`);
 process.exitCode = checked.failed || tests !== 0 ? 1 : 0;
