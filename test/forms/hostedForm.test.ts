@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { messagingWorkspace, suiteSink } from '../messages/support.ts';
 import { suiteChromium } from '../support/browser.ts';
+import { isolatedPage } from '../support/console.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import { formsWorkspace, makeForm } from './support.ts';
@@ -16,7 +17,7 @@ describe('hosted form in headless Chromium', function () {
   it('is filled in with labelled inputs and submitted, loading nothing from elsewhere', async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
-    const page = await chromium.browser.newPage();
+    const { page, close } = await isolatedPage(chromium.browser);
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     const opened = await page.goto(`${server().baseUrl}/f/${form.id}`);
@@ -48,13 +49,13 @@ describe('hosted form in headless Chromium', function () {
       firstName: 'Grace',
       consent: true,
     });
-    await page.close();
+    await close();
   });
 
   it('shows the errors beside the inputs when the browser lets an invalid value through', async () => {
     const { client, base } = await formsWorkspace();
     const form = await makeForm(client, base);
-    const page = await chromium.browser.newPage();
+    const { page, close } = await isolatedPage(chromium.browser);
     await page.goto(`${server().baseUrl}/f/${form.id}`);
     // Turn off the browser's own checks, as an old browser would not have them.
     await page.$eval('form', (node) => node.setAttribute('novalidate', ''));
@@ -69,7 +70,7 @@ describe('hosted form in headless Chromium', function () {
     );
     expect(await page.$eval('#f-email', (node) => (node as HTMLInputElement).value)).to.equal('not an email');
     expect((await client.get(`${base}/forms/${form.id}/submissions`)).body.total).to.equal(0);
-    await page.close();
+    await close();
   });
 
   it('with double opt-in, subscribes the contact only when the emailed link’s button is pressed', async () => {
@@ -77,7 +78,7 @@ describe('hosted form in headless Chromium', function () {
     const { client, base } = await formsWorkspace(admin, workspaceId);
     const form = await makeForm(client, base, { doubleOptIn: true });
     const email = `confirm.${Date.now()}@example.com`;
-    const page = await chromium.browser.newPage();
+    const { page, close } = await isolatedPage(chromium.browser);
     await page.goto(`${server().baseUrl}/f/${form.id}`);
     await page.type('#f-email', email);
     await page.click('#f-consent');
@@ -103,6 +104,6 @@ describe('hosted form in headless Chromium', function () {
     const confirmed = (await client.get(`${base}/forms/${form.id}/submissions`)).body.data[0];
     expect(confirmed.confirmation).to.equal('confirmed');
     expect((await fetch(`${server().baseUrl}${link.pathname}x`)).status).to.equal(404);
-    await page.close();
+    await close();
   });
 });

@@ -2,6 +2,7 @@
 // changes nothing; pressing "everything" opts the contact out globally, with no cookie involved.
 import { expect } from 'chai';
 import { suiteChromium } from '../support/browser.ts';
+import { isolatedPage } from '../support/console.ts';
 import { server } from '../support/server.ts';
 import { makeContact, messagingWorkspace, outgoing, sendHi, suiteSink, waitForStatus } from './support.ts';
 
@@ -18,7 +19,7 @@ describe('unsubscribe page in headless Chromium', function () {
     const mail = (await sink.received()).find((r) => r.headers['x-switchboard-message-id'] === sent.body.id)!;
     const link = new URL(/^<([^>]+)>$/.exec(mail.headers['list-unsubscribe'])![1]);
 
-    const page = await chromium.browser.newPage();
+    const { page, close } = await isolatedPage(chromium.browser);
     const opened = await page.goto(server().baseUrl + link.pathname);
     expect(opened?.status()).to.equal(200);
     expect(await page.$$eval('button', (buttons) => buttons.map((b) => b.textContent))).to.deep.equal([
@@ -34,6 +35,6 @@ describe('unsubscribe page in headless Chromium', function () {
     expect(await page.$eval('h1', (h) => h.textContent)).to.equal('You are unsubscribed');
     expect(await page.cookies()).to.deep.equal([]);
     expect(await outgoing(workspaceId, 'unsubscribe.all')).to.deep.equal([{ contactId }]);
-    await page.close();
+    await close();
   });
 });

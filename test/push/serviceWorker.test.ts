@@ -78,7 +78,8 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
   this.timeout(60_000);
   let push: FakePushService;
   let shop: Awaited<ReturnType<typeof startShop>>;
-  const chromium = suiteChromium();
+  // Its own browser: the test grants its default context a permission and registers a service worker.
+  const chromium = suiteChromium({ ownBrowser: true });
   before(async () => {
     push = await startFakePushService();
     shop = await startShop();

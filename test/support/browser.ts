@@ -1,10 +1,10 @@
 // Headless Chromium for the tests that need a real browser (puppeteer-core drives Debian's
 // chromium, or CHROMIUM_PATH; `npm test` installs it first, see ensureChromium.ts).
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
+function launchChromium(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -12,12 +12,47 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Chromium for the enclosing describe block: `holder.browser` is set before its tests run. */
-export function suiteChromium(): { browser: Browser } {
+// One Chromium per process, shared by the files it runs: a launch costs about a CPU-second (the
+// browser, its zygotes, GPU and network processes), and some twenty files drive a browser. Tests
+// isolate themselves in browser contexts of their own (test/support/console.ts isolatedPage); what
+// a file leaves open is closed after it. Puppeteer kills the browser when the process exits.
+let shared: Promise<Browser> | undefined;
+
+async function sharedChromium(): Promise<Browser> {
+  const browser = shared ? await shared.catch(() => undefined) : undefined;
+  if (browser?.connected) return browser;
+  shared = launchChromium();
+  return shared;
+}
+
+/** Closes the pages and contexts opened since `before` (the browser's own first page stays). */
+async function closeOpenedSince(browser: Browser, before: { contexts: BrowserContext[]; pages: Page[] }) {
+  if (!browser.connected) return;
+  for (const context of browser.browserContexts()) {
+    if (!before.contexts.includes(context)) await context.close();
+  }
+  for (const page of await browser.defaultBrowserContext().pages()) {
+    if (!before.pages.includes(page)) await page.close();
+  }
+}
+
+/**
+ * Chromium for the enclosing describe block: `holder.browser` is set before its tests run. It is
+ * this process's shared browser, unless `ownBrowser` (a test that changes the browser itself, its
+ * default context's permissions or service workers): then one launched for the block alone.
+ */
+export function suiteChromium(options: { ownBrowser?: boolean } = {}): { browser: Browser } {
   const holder = {} as { browser: Browser };
+  let opened = { contexts: [] as BrowserContext[], pages: [] as Page[] };
   before(async () => {
-    holder.browser = await launchChromium();
+    holder.browser = options.ownBrowser ? await launchChromium() : await sharedChromium();
+    const pages = await holder.browser.defaultBrowserContext().pages();
+    opened = { contexts: holder.browser.browserContexts(), pages };
   });
-  after(() => holder.browser?.close());
+  after(async () => {
+    if (!holder.browser) return;
+    if (options.ownBrowser) await holder.browser.close();
+    else await closeOpenedSince(holder.browser, opened);
+  });
   return holder;
 }

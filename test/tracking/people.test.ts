@@ -4,9 +4,9 @@
 // link and the honeypot are stored as machine hits and emit nothing. A human click is an event like
 // any other: it enrolls a campaign triggered by message.click and moves the lead score.
 import { expect } from 'chai';
-import type { Browser } from 'puppeteer-core';
 import { outgoing, suiteSink } from '../messages/support.ts';
-import { launchChromium } from '../support/browser.ts';
+import { suiteChromium } from '../support/browser.ts';
+import { isolatedPage } from '../support/console.ts';
 import { eventually } from '../support/factories.ts';
 import { server } from '../support/server.ts';
 import {
@@ -24,11 +24,7 @@ describe('tracking: people and machines', function () {
   this.timeout(90_000);
   const sink = suiteSink();
   const landing = suiteLanding();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
+  const chromium = suiteChromium();
 
   it('counts a person who opens the mail in Chromium and clicks once; a scanner and a HEAD only as machines', async () => {
     const { admin, client, base, html, messageId, contactId, campaignId, workspaceId } = await campaignMail(
@@ -38,14 +34,14 @@ describe('tracking: people and machines', function () {
     await sentAMinuteAgo(messageId);
     // The mail as a mail client shows it, with the links pointing at this test's server.
     const shown = html.replaceAll(/http:\/\/localhost:\d+\/t\//g, `${server().baseUrl}/t/`);
-    const page = await browser.newPage();
+    const { page, close } = await isolatedPage(chromium.browser);
     await page.setUserAgent(CHROME);
     await page.setContent(shown, { waitUntil: 'load' });
     const [landed] = await Promise.all([page.waitForNavigation(), page.click('#offer')]);
     expect(landed?.status()).to.equal(200);
     expect(page.url()).to.equal(`${landing.origin}/offer?utm=mail&x=1#top`);
     expect(await page.$eval('h1', (h) => h.textContent)).to.equal('Landed');
-    await page.close();
+    await close();
 
     const offer = trackingOf(html).links.get('offer')!;
     expect((await hit(offer, { userAgent: BARRACUDA })).status).to.equal(302);
