@@ -75,15 +75,17 @@ export async function* checkedChunks(
   progress: { bytes: number },
   checkers = checkerCount(),
 ): AsyncGenerator<CheckedChunk> {
-  const all = [
-    ...Array.from({ length: Math.max(0, checkers - 1) }, () => startThread(setup)),
-    localChecker(setup),
-  ];
+  // The threads start with the file's second chunk: a file of one chunk (most imports by hand) is
+  // checked here in milliseconds, where a thread's start (its modules and row schemas) costs about
+  // a CPU-second.
+  const all = [localChecker(setup)];
   const answers: Promise<CheckedChunk>[] = [];
   let firstLine = 1;
   let id = 0;
   try {
     for await (const bytes of wholeLines(file, progress)) {
+      if (id === 1)
+        all.unshift(...Array.from({ length: Math.max(0, checkers - 1) }, () => startThread(setup)));
       const request = { id, bytes, firstLine };
       // Counted before the bytes move to a thread; a chunk ends with a line break (but the last).
       firstLine += lineSpans(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).length / 2;
