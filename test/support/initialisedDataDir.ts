@@ -8,13 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
+import { TEST_CLUSTER_SETTINGS } from './server.ts';
 
 let template: Promise<string> | undefined;
 
 async function makeTemplate(): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchboard-template-'));
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  const database = await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: true });
+  const database = await startEmbeddedDatabase({
+    dataDir,
+    port: await freePort(),
+    persistent: true,
+    settings: TEST_CLUSTER_SETTINGS,
+  });
   try {
     const { config } = await import('../../src/config.ts');
     const { migrateAll } = await import('../../src/app/runtime.ts');

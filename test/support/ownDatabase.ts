@@ -9,6 +9,7 @@ import type { AppContext } from '../../src/core/context.ts';
 import { type EmbeddedDatabase, freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { PASSWORD, uniqueEmail } from './factories.ts';
 import { initialisedDataDir } from './initialisedDataDir.ts';
+import { TEST_CLUSTER_SETTINGS } from './server.ts';
 
 export type OwnService = {
   baseUrl: string;
@@ -22,7 +23,7 @@ export type OwnService = {
 
 export async function startOwnService(overrides: Record<string, unknown> = {}): Promise<OwnService> {
   const dataDir = await initialisedDataDir('switchboard-own-');
-  const options = { dataDir, port: await freePort(), persistent: true };
+  const options = { dataDir, port: await freePort(), persistent: true, settings: TEST_CLUSTER_SETTINGS };
   let database: EmbeddedDatabase = await startEmbeddedDatabase(options);
   const { config } = await import('../../src/config.ts');
   const runtime = await import('../../src/app/runtime.ts');

@@ -37,6 +37,16 @@ export const TEST_ENV: Record<string, string> = {
   SEGMENT_REFRESH_CRON: '0 0 1 1 *',
 };
 
+/**
+ * Server settings of every PostgreSQL the tests start themselves (the run's, and a service's own:
+ * test/support/ownDatabase.ts). A test's data need not outlive a crash of the machine, and none of
+ * them crashes PostgreSQL itself (only stops it, which writes everything out): so no fsync, commits
+ * that do not wait for their WAL to reach the disk, and no full page images in the WAL, the bulk of
+ * its bytes after each checkpoint. What the service starts (`npm start` in the start-up tests) keeps
+ * its own, durable settings.
+ */
+export const TEST_CLUSTER_SETTINGS = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+
 type Running = {
   baseUrl: string;
   databaseUrl: string;
@@ -63,7 +73,12 @@ export async function startTestCluster(dataDir: string): Promise<() => Promise<v
   Object.assign(process.env, TEST_ENV, { DATA_DIR: dataDir });
   const embedded = process.env.TEST_DATABASE_URL
     ? { url: process.env.TEST_DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir, port: await freePort(), persistent: false });
+    : await startEmbeddedDatabase({
+        dataDir,
+        port: await freePort(),
+        persistent: false,
+        settings: TEST_CLUSTER_SETTINGS,
+      });
   const templateUrl = await createDatabase(embedded.url, TEMPLATE_DATABASE);
   const runtime = await import('../../src/app/runtime.ts');
   // Parsed, not config(): a serial run's process starts its service later in this same process,
