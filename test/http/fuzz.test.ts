@@ -249,8 +249,17 @@ function bodyCases(
     // An id field also gets real ids of another workspace and of other kinds.
     const ids = /Id$/.test(String(place[place.length - 1])) ? otherIds : [];
     for (const hostile of [...hostileValues(value), ...ids]) {
-      const label = `${place.join('.')} = ${serialise(hostile).slice(0, 40)}`;
-      cases.push({ label, path, body: serialise(setAt(seedBody, place, hostile)) });
+      // Made when sent (getters): a pass sends at most SESSION_CAP of an operation's cases, and a
+      // body may hold 100 KB of hostile value; the cases past the cap are never serialised.
+      cases.push({
+        path,
+        get label() {
+          return `${place.join('.')} = ${serialise(hostile).slice(0, 40)}`;
+        },
+        get body() {
+          return serialise(setAt(seedBody, place, hostile));
+        },
+      });
     }
   }
   return cases;
