@@ -21,7 +21,6 @@ const JOBS = process.env.TEST_JOBS ?? '3';
 const LONGEST = [
   'test/http/fuzz.test.ts',
   'test/console/partTwoJourney.test.ts',
-
   'test/imports/events.test.ts',
   'test/cli/cli.test.ts',
   'test/app/shutdown.test.ts',
