@@ -4,7 +4,7 @@
 // pages that read nothing much (new-item forms, settings). Each with its bare query as the page
 // runs it (bench/support/consolePage.ts). The fixture's part two is bench/partTwoSeed.ts.
 import { listApiKeys } from '../src/apiKeys/service.ts';
-import { campaignAudience } from '../src/campaigns/audience.ts';
+import { audienceNow } from '../src/campaigns/audienceStore.ts';
 import { segmentMemberCount, segmentNamesOf, stepFiguresOf } from '../src/campaigns/consoleQueries.ts';
 import {
   attributeNamesSeen,
@@ -31,8 +31,7 @@ import { fileHead, findImport, listImports, rejectsAfter } from '../src/imports/
 import { listPublishableKeys } from '../src/publicKeys/service.ts';
 import { listSegmentNames } from '../src/segments/consoleQueries.ts';
 import { explainMembership } from '../src/segments/explain.ts';
-import { previewSegment } from '../src/segments/preview.ts';
-import { findMembershipsOfContact } from '../src/segments/queries.ts';
+import { findMembershipsOfContact, listMembersAfter } from '../src/segments/queries.ts';
 import { getSegment, listSegmentPage } from '../src/segments/service.ts';
 import { contactId, type Fixture, type Page, queryOf, segmentOf, spread } from './support/consolePage.ts';
 
@@ -193,7 +192,8 @@ const CAMPAIGN_PAGES: Page[] = [
   {
     name: "campaigns: a broadcast's audience",
     paths: (f) => [`/campaigns/${f.partTwo.broadcasts.draft}/audience`],
-    bare: (context, f, path) => campaignAudience(context.db, f.workspaceId, segmentOf(path, 1)),
+    // As the page: counted on the spot up to CAMPAIGN_AUDIENCE_LIVE_LIMIT members, else the kept count.
+    bare: (context, f, path) => audienceNow(context, f.workspaceId, segmentOf(path, 1)),
   },
   {
     name: "campaigns: a broadcast's progress",
@@ -319,11 +319,11 @@ const IMPORT_PAGES: Page[] = [
 const OTHER_PAGES: Page[] = [
   { name: 'segments: new', paths: () => ['/segments/new'] },
   {
-    name: 'segments: edit (with its preview)',
+    name: 'segments: edit (its kept members)',
     paths: () => ['/segments/seg_bench_bought/edit', '/segments/seg_bench_new/edit'],
     bare: async (context, f, path) => {
       const segment = await getSegment(context.db, f.workspaceId, segmentOf(path, 1));
-      return previewSegment(context.db, f.workspaceId, segment.rules);
+      return listMembersAfter(context.db, f.workspaceId, segment.id, null, 5);
     },
   },
   {
