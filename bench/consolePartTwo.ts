@@ -5,7 +5,7 @@
 // runs it (bench/support/consolePage.ts). The fixture's part two is bench/partTwoSeed.ts.
 import { listApiKeys } from '../src/apiKeys/service.ts';
 import { audienceNow } from '../src/campaigns/audienceStore.ts';
-import { segmentMemberCount, segmentNamesOf, stepFiguresOf } from '../src/campaigns/consoleQueries.ts';
+import { segmentNamesOf, stepFiguresOf } from '../src/campaigns/consoleQueries.ts';
 import {
   attributeNamesSeen,
   eventMetadataNamesSeen,
@@ -31,7 +31,7 @@ import { fileHead, findImport, listImports, rejectsAfter } from '../src/imports/
 import { listPublishableKeys } from '../src/publicKeys/service.ts';
 import { listSegmentNames } from '../src/segments/consoleQueries.ts';
 import { explainMembership } from '../src/segments/explain.ts';
-import { findMembershipsOfContact, listMembersAfter } from '../src/segments/queries.ts';
+import { findMembershipsOfContact, listMembersAfter, segmentVersion } from '../src/segments/queries.ts';
 import { getSegment, listSegmentPage } from '../src/segments/service.ts';
 import { contactId, type Fixture, type Page, queryOf, segmentOf, spread } from './support/consolePage.ts';
 
@@ -140,7 +140,7 @@ async function confirmation(context: AppContext, f: Fixture, path: string) {
     campaignReport(context.db, f.workspaceId, campaign.id),
     segmentNamesOf(context.db, f.workspaceId, segments),
     trigger.type === 'broadcast' && campaign.status === 'draft'
-      ? segmentMemberCount(context.db, f.workspaceId, trigger.segmentId)
+      ? segmentVersion(context.db, f.workspaceId, trigger.segmentId).then((segment) => segment?.members ?? 0)
       : null,
   ]);
 }

@@ -31,16 +31,11 @@ import type { AppContext } from '../core/context.ts';
 import { lastUtcDays } from '../core/days.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import { segmentVersion } from '../segments/index.ts';
 import { installBuilder } from './builderPage.ts';
 import { installAudiencePage } from './consoleAudience.ts';
 import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
-import {
-  dailyFiguresOf,
-  enrollmentCountsOf,
-  segmentMemberCount,
-  segmentNamesOf,
-  stepFiguresOf,
-} from './consoleQueries.ts';
+import { dailyFiguresOf, enrollmentCountsOf, segmentNamesOf, stepFiguresOf } from './consoleQueries.ts';
 import { installTemplateEditor } from './consoleTemplate.ts';
 import { allSteps } from './flow.ts';
 import { type Transition, transitionCampaign, transitionsFrom } from './lifecycle.ts';
@@ -458,7 +453,7 @@ async function confirmPage(app: AppContext, req: Request, res: Response, transit
     campaignReport(app.db, workspaceId, campaign.id) as Promise<Report>,
     segmentNamesOf(app.db, workspaceId, segmentOf(trigger)),
     trigger.type === 'broadcast' && campaign.status === 'draft'
-      ? segmentMemberCount(app.db, workspaceId, trigger.segmentId)
+      ? segmentVersion(app.db, workspaceId, trigger.segmentId).then((segment) => segment?.members ?? 0)
       : null,
   ]);
   sendPage(res, {

@@ -110,15 +110,3 @@ export async function segmentNamesOf(db: Db, workspaceId: string, segmentIds: re
   `);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
-
-/**
- * A broadcast's audience now: its segment's members (activation enrolls them, suppression aside).
- * The sum of the counts the memberships' triggers keep (sql/0057), exact in the reader's snapshot:
- * counting the memberships of a large segment took 105 ms for 527,000.
- */
-export async function segmentMemberCount(db: Db, workspaceId: string, segmentId: string) {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    select coalesce(sum(members), 0)::int as n from segment_member_counts
-    where workspace_id = ${workspaceId} and segment_id = ${segmentId}
-  `);
-}

@@ -128,12 +128,15 @@ ${removeButton(path, 'condition')}
 </fieldset>`;
 }
 
+/** A contact shown in a preview's sample. */
+type SampleContact = { id: string; email: string | null; firstName: string | null; lastName: string | null };
+
 export type PreviewState =
   | {
       kind: 'result';
       count: number;
       exact: boolean;
-      sample: { id: string; email: string | null; firstName: string | null; lastName: string | null }[];
+      sample: SampleContact[];
     }
   | { kind: 'invalid'; messages: string[] }
   | { kind: 'none' }
@@ -142,7 +145,7 @@ export type PreviewState =
       count: number;
       computing: boolean;
       computedAt: string | null;
-      sample: { id: string; email: string | null; firstName: string | null; lastName: string | null }[];
+      sample: SampleContact[];
     };
 
 /** A few contacts as a table (a preview's matches, a saved segment's members). */
