@@ -1,9 +1,10 @@
 // A broadcast's progress while it sends (and after): its messages by status, those that did not go
 // grouped by reason, what is left (queued, sending, and members not yet enrolled), the rate and the
-// time left, and its start, enrolled and finish times. One aggregate statement reads it all: the
-// message counts come from the (workspace_id, campaign_id, status) index alone, the reasons from
-// the rows that did not go, and the members left from the segment's key past the broadcast's cursor
-// (only while it enrolls). The API answers with the average rate since the start; the console's
+// time left, and its start, enrolled and finish times. One statement reads it all: the message
+// counts from the campaign's counters (sql/0060: a few rows, where counting 100,000 messages by
+// status each second while they change took 9 % of a broadcast's send rate), the messages being
+// sent (a few hundred at most) and the reasons from the rows that did not go, and the members left
+// from the segment's key past the broadcast's cursor (only while it enrolls). The API answers with the average rate since the start; the console's
 // stream (progressStream.ts) with the rate over its last samples, shared by all its viewers.
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
@@ -92,7 +93,9 @@ const ProgressRow = z.object({
   enrolled_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   to_enroll: z.number(),
-  counts: z.record(z.string(), z.number()),
+  /** The counters' figures: `queued` counts queued and sending messages alike. */
+  counts: z.record(z.string(), z.coerce.number()),
+  sending: z.number(),
   not_sent: z.array(z.object({ status: z.string(), reason: z.string().nullable(), count: z.number() })),
   as_of: z.string(),
 });
@@ -107,9 +110,12 @@ export async function readProgressRow(db: Db, workspaceId: string, campaignId: s
       case when c.broadcast_cursor is null or c.broadcast_done_at is not null then 0
         else (select count(*)::int from segment_memberships s
               where s.segment_id = c.trigger->>'segmentId' and s.contact_id > c.broadcast_cursor) end as to_enroll,
-      coalesce((select jsonb_object_agg(m.status, m.n) from (
-        select status, count(*)::int as n from messages
-        where workspace_id = c.workspace_id and campaign_id = c.id group by status) m), '{}') as counts,
+      (select jsonb_build_object('queued', coalesce(sum(k.queued), 0), 'sent', coalesce(sum(k.sent), 0),
+          'failed', coalesce(sum(k.failed), 0), 'bounced', coalesce(sum(k.bounced), 0),
+          'suppressed', coalesce(sum(k.suppressed), 0))
+        from campaign_step_counts k where k.workspace_id = c.workspace_id and k.campaign_id = c.id) as counts,
+      (select count(*)::int from messages
+        where workspace_id = c.workspace_id and campaign_id = c.id and status = 'sending') as sending,
       coalesce((select jsonb_agg(jsonb_build_object('status', f.status, 'reason', f.error, 'count', f.n)
           order by f.n desc, f.status, f.error) from (
         select status, error, count(*)::int as n from messages
@@ -167,6 +173,8 @@ export function progressOf(campaignId: string, row: ProgressRow, rate?: Rate): C
   const messages = Object.fromEntries(
     STATUSES.map((s) => [s, row.counts[s] ?? 0]),
   ) as CampaignProgress['messages'];
+  messages.sending = row.sending;
+  messages.queued = Math.max(0, messages.queued - row.sending);
   const left = messages.queued + messages.sending + row.to_enroll;
   const settled = messages.sent + messages.failed + messages.bounced + messages.suppressed;
   const speed = rate ?? averageRate(row, messages.sent, settled);
