@@ -1,10 +1,12 @@
 // A broadcast's progress while it sends: the API's figures (GET …/campaigns/{id}/progress), the
-// finish stamped by the worker (no read needed), the console's page and its server-sent events
-// (an update, then the end when the broadcast finishes), one ticker shared by every viewer, and
-// the rules of the new routes: roles, other workspaces' campaigns as 404, hostile names inert.
+// messages a hanging provider holds counted as sending (not queued), the finish stamped by the
+// worker (no read needed), the console's page and its server-sent events (an update, then the end
+// when the broadcast finishes), one ticker shared by every viewer, and the rules of the new
+// routes: roles, other workspaces' campaigns as 404, hostile names inert.
 import { expect } from 'chai';
 import type { CampaignProgress } from '../../src/campaigns/progress.ts';
 import { progressHub } from '../../src/campaigns/progressStream.ts';
+import { startSilentSmtpServer } from '../channels/smtpSink.ts';
 import { createContact, workspace } from '../events/support.ts';
 import { suiteSink } from '../messages/support.ts';
 import { createSegment, whenReady } from '../segments/helpers.ts';
@@ -18,9 +20,9 @@ import { createCampaign, emailChannel } from './support.ts';
 const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
 
 /** A workspace with two reachable contacts and one unsubscribed, all in a ready segment. */
-async function audience() {
+async function audience(smtpPort = sink.port) {
   const { admin, base, workspaceId } = await workspace({ listening: false });
-  await emailChannel(admin, base, sink.port);
+  await emailChannel(admin, base, smtpPort);
   const tag = workspaceId.slice(-8);
   for (const name of ['one', 'two', 'gone']) {
     const contact = await createContact(admin, base, {
@@ -121,6 +123,32 @@ describe('campaigns: a broadcast progress', function () {
     expect(at(done.enrolledAt)).to.be.at.least(at(done.startedAt));
     const { broadcast: times } = (await admin.get(`${base}/campaigns/${campaign.id}`)).body;
     expect(times.finishedAt).to.equal(done.finishedAt);
+  });
+
+  it('counts the messages being sent apart from the queued ones while the provider holds them', async () => {
+    // An SMTP server that greets and then never answers: each claimed message stays `sending`.
+    const silent = await startSilentSmtpServer();
+    try {
+      const { admin, base, segmentId } = await audience(silent.port);
+      const campaign = await broadcast(admin, base, segmentId);
+      expect((await admin.post(`${base}/campaigns/${campaign.id}/activate`)).status).to.equal(200);
+      const held: CampaignProgress = await eventually(async () => {
+        const body = (await admin.get(`${base}/campaigns/${campaign.id}/progress`)).body;
+        return body.state === 'sending' && body.messages.suppressed === 1 ? body : undefined;
+      }, 20_000);
+      expect(held.messages).to.deep.equal({
+        queued: 0,
+        sending: 2,
+        sent: 0,
+        failed: 0,
+        bounced: 0,
+        suppressed: 1,
+      });
+      expect(held).to.include({ state: 'sending', left: 2, settled: 1, toEnroll: 0 });
+      expect(held.finishedAt).to.equal(null);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('refuses a campaign that is not a broadcast (409), and another workspace’s (404)', async () => {

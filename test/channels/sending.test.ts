@@ -2,7 +2,6 @@
 // X-Switchboard-Message-ID and RFC 8058 headers, a DKIM signature covering both List-* headers)
 // and how each SMTP answer is classified.
 import { generateKeyPairSync } from 'node:crypto';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { authenticate } from 'mailauth';
 import { simpleParser } from 'mailparser';
@@ -10,7 +9,7 @@ import { closeChannels, type EmailMessage, sendMessage } from '../../src/channel
 import type { Client } from '../support/client.ts';
 import { workspaceWithAdmin } from '../support/factories.ts';
 import { server } from '../support/server.ts';
-import { headerValues, type SmtpSink, startSmtpSink } from './smtpSink.ts';
+import { headerValues, type SmtpSink, startSilentSmtpServer, startSmtpSink } from './smtpSink.ts';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PUBLIC_KEY = keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
@@ -142,14 +141,9 @@ describe('sending email through the channel boundary', () => {
 
   it('a send cut off by closing the channels (shutdown) fails as a retry, and the next send starts afresh', async () => {
     // An SMTP server that greets and then never answers: the send hangs in the SMTP thread.
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => {
-      sockets.push(socket);
-      socket.write('220 silent.test ESMTP\r\n');
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silent = await startSilentSmtpServer();
     try {
-      await configure({}, (silent.address() as AddressInfo).port);
+      await configure({}, silent.port);
       const hanging = send(message('a@example.test'));
       await new Promise((resolve) => setTimeout(resolve, 200));
       const started = Date.now();
@@ -159,8 +153,7 @@ describe('sending email through the channel boundary', () => {
       await configure();
       expect((await send(message('b@example.test'))).status).to.equal('sent');
     } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 // A local SMTP server for tests: accepts everything, or rejects chosen recipients at RCPT TO with
 // a given reply, and keeps each message it accepted (raw) for mailparser and mailauth.
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
 export type SmtpSink = {
@@ -56,4 +56,24 @@ export function headerValues(lines: readonly { key: string; line: string }[]): R
         .trim(),
     ]),
   );
+}
+
+/**
+ * An SMTP server that greets and then never answers: a send to it hangs (claimed, in the SMTP
+ * thread) until `close` cuts its connections.
+ */
+export async function startSilentSmtpServer(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => {
+    sockets.push(socket);
+    socket.write('220 silent.test ESMTP\r\n');
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (silent.address() as AddressInfo).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    },
+  };
 }
