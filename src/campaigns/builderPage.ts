@@ -42,6 +42,7 @@ import {
 import { actionButton, checkbox, errorsAt, type Place, textInput } from './builderInputs.ts';
 import { fieldLabel } from './builderSend.ts';
 import { pacingSection, type Segments, settingsSection, stepList, triggerSection } from './builderSteps.ts';
+import { campaignPath } from './consolePath.ts';
 import { Pacing, readPacing, writePacing } from './pacing.ts';
 import { CreateCampaignBody, UpdateCampaignBody } from './schemas.ts';
 import { createCampaign, requireCampaign, toCampaign, updateCampaign } from './service.ts';
@@ -242,7 +243,7 @@ async function saveDraft(app: AppContext, req: Request, res: Response, view: Vie
   const pacingChanged = limitsOf(current) !== limitsOf(pacing.data);
   const { campaign } = view;
   if (campaign && !pacingChanged && sameDefinition(campaign, parsed.data)) {
-    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+    const path = campaignPath(res, campaign.id);
     return redirectWithFlash(req, res, path, 'Nothing changed.');
   }
   try {
@@ -257,7 +258,7 @@ async function saveDraft(app: AppContext, req: Request, res: Response, view: Vie
       return result;
     });
     const note = pacingChanged ? ' The workspace’s frequency cap and quiet hours were changed.' : '';
-    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(saved.id)}`;
+    const path = campaignPath(res, saved.id);
     return redirectWithFlash(
       req,
       res,
@@ -283,7 +284,7 @@ async function saveRunning(app: AppContext, req: Request, res: Response, campaig
   });
   if (!patch.success) return sendRunning(res, campaign, issuesAt(patch.error.issues, 'body'), 400);
   await app.db.transaction((tx) => updateCampaign(tx, pageWorkspace(res).id, campaign.id, patch.data));
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   return redirectWithFlash(req, res, path, 'Campaign saved.');
 }
 

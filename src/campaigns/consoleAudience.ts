@@ -32,6 +32,7 @@ import {
   audienceNow,
   recountAudience,
 } from './audienceStore.ts';
+import { campaignPath } from './consolePath.ts';
 import { requireCampaign } from './service.ts';
 
 type Member = Audience['excluded'][number]['sample'][number];
@@ -123,13 +124,12 @@ function countedSection(app: AppContext, res: Response, path: string, audience: 
 }
 
 function pageShell(res: Response, campaign: { id: string; name: string; status: string }, body: SafeHtml) {
-  const base = workspacePath(res);
-  const path = `${base}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   sendPage(res, {
     title: `Audience of ${campaign.name}`,
     section: 'campaigns',
     crumbs: [
-      { label: 'Campaigns', href: `${base}/campaigns` },
+      { label: 'Campaigns', href: `${workspacePath(res)}/campaigns` },
       { label: campaign.name, href: path },
     ],
     actions:
@@ -149,14 +149,13 @@ function countingBody(path: string, counting: AudienceCounting): SafeHtml {
 async function audiencePage(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
-  const base = workspacePath(res);
-  const path = `${base}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   // A campaign that is not a broadcast, or sends nothing, is the API's 409, shown as its page.
   const answer = await audienceNow(app, workspaceId, campaign.id);
   const body =
     'counting' in answer
       ? countingBody(path, answer.counting)
-      : html`${countedSection(app, res, path, answer.counted)}${audienceBody(base, answer.counted)}`;
+      : html`${countedSection(app, res, path, answer.counted)}${audienceBody(workspacePath(res), answer.counted)}`;
   pageShell(res, campaign, body);
 }
 
@@ -166,7 +165,7 @@ async function countingFragment(app: AppContext, req: Request, res: Response) {
   const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
   const countingSince = await audienceCountingSince(app.db, workspaceId, campaign.id);
   if (countingSince) {
-    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+    const path = campaignPath(res, campaign.id);
     res.type('html').send(countingSection(path, countingSince, html`Counting the audience.`).toString());
     return;
   }
@@ -178,7 +177,7 @@ async function recount(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = await requireCampaign(app.db, workspaceId, String(req.params.campaignId));
   await recountAudience(app, workspaceId, campaign.id);
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}/audience`;
+  const path = `${campaignPath(res, campaign.id)}/audience`;
   await redirectWithFlash(
     req,
     res,

@@ -35,6 +35,7 @@ import { segmentVersion } from '../segments/index.ts';
 import { installBuilder } from './builderPage.ts';
 import { installAudiencePage } from './consoleAudience.ts';
 import { type FlowFigures, flowDiagram, type StepFigures, stepHeading } from './consoleFlow.ts';
+import { campaignPath } from './consolePath.ts';
 import { dailyFiguresOf, enrollmentCountsOf, segmentNamesOf, stepFiguresOf } from './consoleQueries.ts';
 import { installTemplateEditor } from './consoleTemplate.ts';
 import { allSteps } from './flow.ts';
@@ -204,7 +205,7 @@ const TRANSITION_LABELS: Record<Transition, string> = {
 async function campaignPage(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = toCampaign(await requireCampaign(app.db, workspaceId, String(req.params.campaignId)));
-  const base = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const base = campaignPath(res, campaign.id);
   const [report, now, names] = await Promise.all([
     campaignReport(app.db, workspaceId, campaign.id) as Promise<Report>,
     stepFiguresOf(app.db, workspaceId, campaign.id),
@@ -386,10 +387,10 @@ async function saveEditor(app: AppContext, req: Request, res: Response, campaign
   try {
     if (!campaign) {
       const created = await createCampaign(app.db, workspaceId, read.definition);
-      const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(created.id)}`;
+      const path = campaignPath(res, created.id);
       return redirectWithFlash(req, res, path, 'Draft campaign created. Activate it when it is ready.');
     }
-    const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+    const path = campaignPath(res, campaign.id);
     const patch = changedFields(campaign, read.definition);
     if (Object.keys(patch).length === 0) return redirectWithFlash(req, res, path, 'Nothing changed.');
     await app.db.transaction((tx) => updateCampaign(tx, workspaceId, campaign.id, patch));
@@ -441,7 +442,7 @@ function consequences(transition: Transition, campaign: Campaign, outlook: Outlo
 async function confirmPage(app: AppContext, req: Request, res: Response, transition: Transition) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = toCampaign(await requireCampaign(app.db, workspaceId, String(req.params.campaignId)));
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   if (!transitionsFrom(campaign.status).includes(transition)) {
     throw new ConflictError(
       `This campaign is ${campaign.status}: it cannot be ${transition === 'activate' ? 'activated' : `${transition}d`}.`,
@@ -485,7 +486,7 @@ async function transitionPost(app: AppContext, req: Request, res: Response, tran
   const campaign = await app.db.transaction((tx) =>
     transitionCampaign(app, tx, workspaceId, String(req.params.campaignId), transition),
   );
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   // An activated broadcast starts sending: its progress is what one wants to see next.
   const next = transition === 'activate' && campaign.trigger.type === 'broadcast' ? `${path}/progress` : path;
   redirectWithFlash(req, res, next, `Campaign ${PAST[transition]}.`);

@@ -21,6 +21,7 @@ import {
   workspacePath,
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
+import { campaignPath } from './consolePath.ts';
 import { type CampaignProgress, progressOf, requireProgressRow } from './progress.ts';
 import { type ProgressHub, progressHub } from './progressStream.ts';
 import { requireCampaign } from './service.ts';
@@ -113,7 +114,7 @@ async function progressPage(app: AppContext, req: Request, res: Response) {
   const campaignId = String(req.params.campaignId);
   const campaign = await requireCampaign(app.db, workspaceId, campaignId);
   const progress = progressOf(campaignId, await requireProgressRow(app.db, workspaceId, campaignId));
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaignId)}`;
+  const path = campaignPath(res, campaignId);
   const live = progress.state !== 'finished';
   if (live && wantsReload(req)) res.setHeader('Refresh', String(RELOAD_SECONDS));
   const reload = !live

@@ -26,6 +26,7 @@ import { type ContactRow, findContact, searchContacts } from '../contacts/index.
 import type { AppContext } from '../core/context.ts';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
 import { TemplateError } from '../templates/index.ts';
+import { campaignPath } from './consolePath.ts';
 import {
   type FieldProblem,
   type FieldSpec,
@@ -63,7 +64,7 @@ async function targetOf(app: AppContext, req: Request, res: Response): Promise<T
   const key = String(req.params.stepKey);
   const step = stepAt(campaign.steps, key);
   if (step?.type !== 'send') throw new NotFoundError('Send step');
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}/steps/${encodeURIComponent(key)}/template`;
+  const path = `${campaignPath(res, campaign.id)}/steps/${encodeURIComponent(key)}/template`;
   return { campaign, key, step, fields: fieldsOf(channelNamed(step.channel)), path };
 }
 
@@ -292,7 +293,7 @@ async function sendEditorPage(app: AppContext, req: Request, res: Response, view
   const { campaign } = target;
   const channel = channelNamed(target.step.channel);
   const canSave = editable(campaign);
-  const campaignPath = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const campaignHref = campaignPath(res, campaign.id);
   const notice = canSave
     ? ''
     : html`<p class="flash">This campaign is ${campaign.status}: its steps no longer change (its enrollments follow them). Preview and test sends still work; to change the template, create a new campaign.</p>`;
@@ -305,7 +306,7 @@ async function sendEditorPage(app: AppContext, req: Request, res: Response, view
     status: view.status,
     crumbs: [
       { label: 'Campaigns', href: `${workspacePath(res)}/campaigns` },
-      { label: campaign.name, href: campaignPath },
+      { label: campaign.name, href: campaignHref },
     ],
     body: html`${notice}${saveErrors}${contactPicker(req, target, contact, view.found)}
 <div class="template-editor">

@@ -94,7 +94,7 @@ const ProgressRow = z.object({
   finished_at: z.string().nullable(),
   to_enroll: z.number(),
   /** The counters' figures: `queued` counts queued and sending messages alike. */
-  counts: z.record(z.string(), z.coerce.number()),
+  counts: z.record(z.string(), z.number()),
   sending: z.number(),
   not_sent: z.array(z.object({ status: z.string(), reason: z.string().nullable(), count: z.number() })),
   as_of: z.string(),

@@ -24,6 +24,7 @@ import {
 } from '../console/index.ts';
 import type { AppContext } from '../core/context.ts';
 import { zodIssuesToFieldErrors } from '../http/validation.ts';
+import { campaignPath } from './consolePath.ts';
 import { campaignSplits } from './report.ts';
 import { BUCKETS, PERIODS, ReportQuery, type ReportQueryInput } from './reportPeriod.ts';
 import { campaignPeriodReport, workspaceReport } from './reportSeries.ts';
@@ -258,7 +259,7 @@ function validQuery(
 async function campaignReportPage(app: AppContext, req: Request, res: Response) {
   const workspaceId = pageWorkspace(res).id;
   const campaign = toCampaign(await requireCampaign(app.db, workspaceId, String(req.params.campaignId)));
-  const path = `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}`;
+  const path = campaignPath(res, campaign.id);
   const page = {
     title: `Report: ${campaign.name}`,
     section: 'campaigns',
@@ -330,7 +331,7 @@ async function campaignExport(app: AppContext, req: Request, res: Response) {
     title: 'Report',
     section: 'campaigns',
     crumbs: [],
-    action: `${workspacePath(res)}/campaigns/${encodeURIComponent(campaign.id)}/report`,
+    action: `${campaignPath(res, campaign.id)}/report`,
   });
   if (!query) return;
   const [report, splits] = await Promise.all([

@@ -149,11 +149,7 @@ export type PreviewState =
     };
 
 /** A few contacts as a table (a preview's matches, a saved segment's members). */
-function sampleTable(
-  caption: string,
-  sample: Extract<PreviewState, { kind: 'stored' }>['sample'],
-  base: string,
-) {
+function sampleTable(caption: string, sample: readonly SampleContact[], base: string) {
   return sample.length
     ? table({
         caption,
