@@ -213,16 +213,21 @@ describe('Telegram send steps', () => {
   it('Telegram sends are limited to 25 a second per workspace by default; the pacing sets another rate', async () => {
     const workspace = await telegramWorkspace();
     const db = server().context.db;
-    const first = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
-    const second = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    // Two reservations in one transaction see the same now(): the second slot follows the first by
+    // the rate's spacing alone, however long the machine took between them.
+    const reserveTwo = () =>
+      db.transaction(async (tx) => {
+        const slot = () => reserveSendSlot(tx, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+        return [await slot(), await slot()];
+      });
+    const [first, second] = await reserveTwo();
     expect(second!.at.getTime() - first!.at.getTime()).to.be.within(39, 41);
 
     const paced = await workspace.client.put(`${workspace.base}/campaign-pacing`, {
       ratePerSecond: { telegram: 2 },
     });
     expect(paced.status, paced.text).to.equal(200);
-    const third = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
-    const fourth = await reserveSendSlot(db, { workspaceId: workspace.workspaceId, channel: 'telegram' });
+    const [third, fourth] = await reserveTwo();
     expect(fourth!.at.getTime() - third!.at.getTime()).to.be.within(499, 501);
 
     const chats = [newChatId(), newChatId(), newChatId()];
