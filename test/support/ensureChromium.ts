@@ -13,7 +13,14 @@ function install(): boolean {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     }).status === 0;
   console.log('test: installing Debian’s chromium for the browser tests (console, unsubscribe page)…');
-  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', 'chromium']);
+  // Without its recommends (udev, upower, printing, notification and Samba libraries, and the
+  // systemd and Perl upgrades they pull) the install is a fifth of the packages: on this project's
+  // machine 19 packages in 8.5 s against 107 in 15.3 s (128 s on a fresh machine). The tests need
+  // only the browser and a font; fonts-liberation is the one of its recommends kept.
+  return (
+    apt(['update', '-qq']) &&
+    apt(['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation'])
+  );
 }
 
 if (!existsSync(CHROMIUM)) {
