@@ -7,9 +7,9 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import nock from 'nock';
 import { clusterCpu, cpuSince, meterDatabase, runningChildrenCpu, sampleCpu } from './support/cpuMeter.ts';
 import { startFakeBotApi, stopFakeBotApi } from './support/fakeBotApi.ts';
+import { allowLoopbackOnly } from './support/loopbackOnly.ts';
 import { ensureServer, server, startTestCluster, stopServer } from './support/server.ts';
 
 let stopCluster: (() => Promise<void>) | undefined;
@@ -48,8 +48,7 @@ let fileCpu = sampleCpu();
 async function startService() {
   const before = sampleCpu();
   const wallBefore = Date.now();
-  nock.disableNetConnect();
-  nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
+  allowLoopbackOnly();
   await startFakeBotApi();
   await ensureServer();
   const timings = process.env.TEST_TIMINGS_FILE;

@@ -6,7 +6,6 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import nock from 'nock';
 import { freePort } from '../../src/db/embedded.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { initialisedDataDir } from '../support/initialisedDataDir.ts';
@@ -77,10 +76,6 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 describe('graceful shutdown', function () {
   this.timeout(60_000);
-  // nock (set up by the test hooks) stands between this process and the network even for sockets
-  // it lets through, which hides exactly the connection timing these tests are about.
-  before(() => nock.restore());
-  after(() => nock.activate());
 
   it('web: on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async () => {
     const port = await freePort();
@@ -127,8 +122,6 @@ describe('graceful shutdown', function () {
 
 describe('Ctrl-C on npm start', function () {
   this.timeout(120_000);
-  before(() => nock.restore());
-  after(() => nock.activate());
 
   it('SIGINT to the whole process group (embedded PostgreSQL included) stops quietly and exits 0', async () => {
     const dataDir = await initialisedDataDir('switchboard-start-');

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import nock from 'nock';
 import pg from 'pg';
 import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { initialisedDataDir } from '../support/initialisedDataDir.ts';
@@ -81,10 +80,6 @@ const loud = (output: string) => output.split('\n').filter((line) => /"level":(4
 
 describe('npm start: its own database, and a clean failure', function () {
   this.timeout(90_000);
-  // nock (set up by the test hooks) stands between this process and the network even for sockets
-  // to loopback; these tests open raw sockets.
-  before(() => nock.restore());
-
   const directories: string[] = [];
   const newDataDir = () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'switchboard-startup-'));
@@ -98,7 +93,6 @@ describe('npm start: its own database, and a clean failure', function () {
     return directory;
   };
   after(() => {
-    nock.activate();
     for (const directory of directories) rmSync(directory, { recursive: true, force: true });
   });
 
