@@ -27,7 +27,7 @@ export const foldCountersJob: JobDefinition = {
   name: 'counters.fold',
   // No retries: the next run folds what this one did not (a segment deleted meanwhile fails its
   // foreign key, and its rows are then gone anyway).
-  queue: { retryLimit: 0, expireInSeconds: 600 },
+  queue: { retryLimit: 0, expireInSeconds: 600, notify: true },
   schedule: { cron: FOLD_CRON },
   handler: async (context: AppContext) => {
     const folded = await foldAllCounters(context);

@@ -22,12 +22,13 @@ export function allWorkerServices(): WorkerService[] {
 
 /**
  * Creates every queue (idempotent). Needed before any `send`, in web and worker alike. Finished
- * jobs are deleted by pg-boss after RETENTION_JOBS_MS (also on queues made before it was set).
+ * jobs are deleted by pg-boss after RETENTION_JOBS_MS, and NOTIFY follows the definition, also on
+ * queues made before either was set (createQueue leaves an existing queue as it is).
  */
 export async function createQueues(context: AppContext): Promise<void> {
   const deleteAfterSeconds = Math.ceil(context.config.RETENTION_JOBS_MS / 1000);
   for (const job of allJobs(context.config)) {
     await context.boss.createQueue(job.name, { ...job.queue, deleteAfterSeconds });
-    await context.boss.updateQueue(job.name, { deleteAfterSeconds });
+    await context.boss.updateQueue(job.name, { deleteAfterSeconds, notify: job.queue?.notify ?? false });
   }
 }

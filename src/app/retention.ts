@@ -71,7 +71,7 @@ export async function dryRun(db: Db, config: Config): Promise<PruneReport> {
 export function retentionJob(config: Config): JobDefinition {
   return {
     name: 'retention.prune',
-    queue: { retryLimit: 0, expireInSeconds: RUN_BUDGET_MS / 1000 + 300 },
+    queue: { retryLimit: 0, expireInSeconds: RUN_BUDGET_MS / 1000 + 300, notify: true },
     schedule: { cron: config.RETENTION_CRON },
     handler: async (context: AppContext) => {
       const report = await pruneAll(context.db, context.config);

@@ -55,6 +55,7 @@ async function unfinishedBroadcasts(db: Db) {
 
 export const broadcastFinishSweepJob: JobDefinition = {
   name: SWEEP_QUEUE,
+  queue: { notify: true },
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
     for (const broadcast of await unfinishedBroadcasts(context.db))

@@ -69,7 +69,7 @@ export async function pruneExpiredEvents(db: Db, settings: Config, dryRun = fals
 export const eventPartitionsJob: JobDefinition = {
   name: PARTITIONS_QUEUE,
   // No retries: the next hourly run does the same, and months are made well ahead.
-  queue: { retryLimit: 0, expireInSeconds: 600 },
+  queue: { retryLimit: 0, expireInSeconds: 600, notify: true },
   schedule: { cron: '17 * * * *' },
   handler: async (context: AppContext) => {
     const made = await ensureEventPartitions(context.db, context.config.EVENT_PARTITIONS_AHEAD_MONTHS);

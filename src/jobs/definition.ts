@@ -7,6 +7,13 @@ import type { AppContext } from '../core/context.ts';
 export type JobDefinition<T = unknown> = {
   /** Queue name, `feature.action`. */
   name: string;
+  /**
+   * `notify: true` wakes the worker when a job is queued, so an idle worker polls the queue only
+   * at pg-boss's backstop (30 s, or `work.notifyPollingIntervalSeconds`) instead of every 2 s. Every
+   * queue whose jobs are all due when queued takes it, scheduled ones included (the schedule's job
+   * is queued with a NOTIFY). A queue with jobs queued for later (`startAfter`: retries, paced
+   * sends, waits) is woken by nothing when they come due: its poll interval bounds their delay.
+   */
   queue?: Omit<Queue, 'name'>;
   work?: WorkOptions;
   /** Cron expression and payload for periodic work. */

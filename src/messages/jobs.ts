@@ -70,7 +70,7 @@ export async function sweepInterruptedSends(app: Pick<AppContext, 'db'>): Promis
 
 export const sweepMessagesJob: JobDefinition = {
   name: SWEEP_QUEUE,
-  queue: { retryLimit: 0, expireInSeconds: 300 },
+  queue: { retryLimit: 0, expireInSeconds: 300, notify: true },
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
     await sweepInterruptedSends(context);

@@ -9,7 +9,7 @@ export const DECAY_QUEUE = 'scoring.decay';
 
 export const decayJob: JobDefinition<Record<string, never>> = {
   name: DECAY_QUEUE,
-  queue: { retryLimit: 0, expireInSeconds: 3_600 },
+  queue: { retryLimit: 0, expireInSeconds: 3_600, notify: true },
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
     const results = await runDecay(context);
@@ -22,7 +22,7 @@ export const DISTRIBUTIONS_QUEUE = 'scoring.distributions';
 /** Large workspaces' score distributions, counted again while someone reads them (distribution.ts). */
 export const distributionsJob: JobDefinition<Record<string, never>> = {
   name: DISTRIBUTIONS_QUEUE,
-  queue: { retryLimit: 0, expireInSeconds: 3_600 },
+  queue: { retryLimit: 0, expireInSeconds: 3_600, notify: true },
   schedule: { cron: '* * * * *' },
   handler: async (context: AppContext) => {
     const recounted = await recountStaleDistributions(context.db);

@@ -77,7 +77,7 @@ export function refreshSegmentsJob(cron: string): JobDefinition<Record<string, n
     name: REFRESH_QUEUE,
     // No retries: the next scheduled run does the same work. Overlapping runs are harmless, as
     // each page is evaluated under the segment's row lock and the diff is idempotent.
-    queue: { retryLimit: 0, expireInSeconds: 3_600 },
+    queue: { retryLimit: 0, expireInSeconds: 3_600, notify: true },
     schedule: { cron },
     handler: async (context: AppContext) => {
       const results = await refreshSegments(context, null, refreshBudget(context.config));

@@ -24,7 +24,7 @@ export const processUpdateJob: JobDefinition<UpdateJob> = {
 
 export const pruneTelegramJob: JobDefinition = {
   name: 'telegram.prune',
-  queue: { retryLimit: 0, expireInSeconds: 300 },
+  queue: { retryLimit: 0, expireInSeconds: 300, notify: true },
   schedule: { cron: '17 * * * *' },
   handler: async (context: AppContext) => {
     await pruneTelegramRows(context.db, new Date(Date.now() - UPDATE_RETENTION_MS));
