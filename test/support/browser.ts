@@ -1,10 +1,35 @@
 // Headless Chromium for the tests that need a real browser (puppeteer-core drives Debian's
-// chromium, or CHROMIUM_PATH; `npm test` installs it first, see ensureChromium.ts).
+// chromium, or CHROMIUM_PATH; `npm test` installs it beside the suite, see ensureChromium.ts).
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-function launchChromium(): Promise<Browser> {
+/**
+ * Under `npm test` Chromium may still be installing (test/support/runSuite.ts installs it beside the
+ * suite): wait for the install's outcome, an empty file when it succeeded, else what went wrong.
+ */
+const INSTALL_WAIT_MS = 5 * 60_000;
+
+async function chromiumInstalled(): Promise<void> {
+  const outcomeFile = process.env.TEST_CHROMIUM_OUTCOME;
+  if (!outcomeFile) return;
+  for (;;) {
+    let outcome: string;
+    try {
+      outcome = readFileSync(outcomeFile, 'utf8');
+    } catch {
+      await sleep(250);
+      continue;
+    }
+    if (outcome === '') return;
+    throw new Error(`Chromium is not installed:\n${outcome}`);
+  }
+}
+
+async function launchChromium(): Promise<Browser> {
+  await chromiumInstalled();
   return puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -44,7 +69,9 @@ async function closeOpenedSince(browser: Browser, before: { contexts: BrowserCon
 export function suiteChromium(options: { ownBrowser?: boolean } = {}): { browser: Browser } {
   const holder = {} as { browser: Browser };
   let opened = { contexts: [] as BrowserContext[], pages: [] as Page[] };
-  before(async () => {
+  before(async function () {
+    // A fresh machine may still be installing Chromium (chromiumInstalled): minutes, not seconds.
+    this.timeout(INSTALL_WAIT_MS);
     holder.browser = options.ownBrowser ? await launchChromium() : await sharedChromium();
     const pages = await holder.browser.defaultBrowserContext().pages();
     opened = { contexts: holder.browser.browserContexts(), pages };
