@@ -113,9 +113,11 @@ describe('the service worker (/sdk/sw.js) in headless Chromium', function () {
       const registration = scope.registration;
       const show = registration.showNotification.bind(registration);
       scope.shown = [];
-      registration.showNotification = async (title, options) => {
-        await show(title, options);
+      // Recorded before the call: the headless shell has no notification platform, and its
+      // showNotification may never settle.
+      registration.showNotification = (title, options) => {
         scope.shown.push({ title, options });
+        return show(title, options);
       };
     });
     await cdp.send('ServiceWorker.deliverPushMessage', {
