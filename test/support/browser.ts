@@ -1,5 +1,6 @@
 // Headless Chromium for the tests that need a real browser (puppeteer-core drives Debian's
-// chromium-headless-shell, or CHROMIUM_PATH; `npm test` installs it beside the suite, see ensureChromium.ts).
+// chromium-headless-shell, or CHROMIUM_PATH; `npm test` installs it beside the suite, see
+// ensureChromium.ts).
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
@@ -12,12 +13,13 @@ import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppete
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
 const HEADLESS = /headless[-_]shell$/.test(CHROMIUM) ? 'shell' : true;
 
+/** How long a browser file's first hook may wait for the install (apt on a fresh machine). */
+const INSTALL_WAIT_MS = 5 * 60_000;
+
 /**
  * Under `npm test` Chromium may still be installing (test/support/runSuite.ts installs it beside the
  * suite): wait for the install's outcome, an empty file when it succeeded, else what went wrong.
  */
-const INSTALL_WAIT_MS = 5 * 60_000;
-
 async function chromiumInstalled(): Promise<void> {
   const outcomeFile = process.env.TEST_CHROMIUM_OUTCOME;
   if (!outcomeFile) return;

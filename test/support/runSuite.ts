@@ -165,9 +165,9 @@ function cpuTotals(lines: Line[], checks: number): string {
 }
 
 /**
- * Chromium is installed (when missing) beside the suite, not before it: on a fresh machine the
- * install took about 10 s that the other files need not wait for. Its outcome goes to a file that
- * the browser tests wait for (test/support/browser.ts) before they launch it.
+ * Chromium is installed (when missing) beside the suite, not before it: on a fresh machine apt's
+ * download and unpacking need not hold up the files that drive no browser. Its outcome goes to a
+ * file that the browser tests wait for (test/support/browser.ts) before they launch it.
  */
 async function chromiumBeside() {
   const outcomeFile = path.join(tmpdir(), `switchboard-chromium-${process.pid}`);
