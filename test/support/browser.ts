@@ -4,14 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
-
-// Debian's chromium-headless-shell by default: Chromium's old headless mode, a browser without the
-// full browser's UI layers and background services. The same pages, contexts, clicks and axe checks
-// cost it a quarter of the full browser's CPU (1.3–1.6 against 5.9–6.2 CPU-s over 20 navigations
-// and 5 axe checks, three rounds each, alternately). CHROMIUM_PATH may name another Chromium or
-// Chrome, which runs in the full browser's headless mode.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
-const HEADLESS = /headless[-_]shell$/.test(CHROMIUM) ? 'shell' : true;
+import { CHROMIUM, HEADLESS } from './chromiumPath.ts';
 
 /** How long a browser file's first hook may wait for the install (apt on a fresh machine). */
 const INSTALL_WAIT_MS = 5 * 60_000;
